@@ -1,0 +1,70 @@
+"""Evaluation: entity recall, cross-patient PHI, utility measures, report files."""
+import json
+
+from spacy_deid.eval.report import evaluate_files, write_report, load_pairs
+from spacy_deid.eval.sweep import parse_grid
+from spacy_deid.eval.utility import classification_f1, cross_patient_rate, entity_recall, same_cluster_share
+
+
+def _gold(i, pid, text, spans, label=None):
+    return {"id": str(i), "patient_id": pid, "text": text, "label": label, "spans": [{"start": s, "end": e, "label": l} for s, e, l in spans]}
+
+
+def test_entity_recall_counts_partial_leaks():
+    g = _gold(1, "p1", "Seen by John Smith on 03/14.", [(8, 18, "PATIENT"), (22, 27, "DATE")])
+    full = {"status": "ok", "deid_text": "Seen by [P] on [D].", "edits": [{"start": 8, "end": 18, "replacement": "[P]"}, {"start": 22, "end": 27, "replacement": "[D]"}]}
+    partial = {"status": "ok", "deid_text": "Seen by [P] Smith on 03/14.", "edits": [{"start": 8, "end": 12, "replacement": "[P]"}]}
+    assert entity_recall([(g, full)])["ALL"]["recall"] == 1.0
+    r = entity_recall([(g, partial)])
+    assert r["PATIENT"]["removed"] == 0 and r["DATE"]["removed"] == 0 and r["ALL"]["n"] == 2
+
+
+def test_cross_patient_rate_ignores_shared_strings():
+    a = _gold(1, "p1", "Patient Quentin Ablewhite at Mercy Hospital.", [(8, 25, "PATIENT"), (29, 43, "HOSPITAL")])
+    b = _gold(2, "p2", "Patient Rosalind Brackett at Mercy Hospital.", [(8, 26, "PATIENT"), (30, 44, "HOSPITAL")])
+    clean = [(a, {"status": "ok", "deid_text": "Patient [P] at Mercy Hospital."}), (b, {"status": "ok", "deid_text": "Patient [P] at Mercy Hospital."})]
+    assert cross_patient_rate(clean)["docs_with_foreign_phi"] == 0  # the shared hospital is no leak
+    moved = [(a, {"status": "ok", "deid_text": "Patient Rosalind Brackett at X."}), clean[1]]
+    res = cross_patient_rate(moved)
+    assert res["docs_with_foreign_phi"] == 1 and res["rate"] == 0.5
+    assert cross_patient_rate([({"id": "x", "text": "t"}, {"status": "ok", "deid_text": "t"})]) is None
+
+
+def test_classification_and_cluster_on_generated(small_records):
+    pairs = [(r, {"status": "ok", "deid_text": r["text"]}) for r in small_records]
+    cl = classification_f1(pairs)
+    assert cl is not None and cl["macro_f1_raw"] == cl["macro_f1_sanitized"] and cl["macro_f1_raw"] > 0.3
+    sc = same_cluster_share(pairs)
+    assert sc["share"] == 1.0  # identical text falls in the same cluster
+    garbled = [(r, {"status": "ok", "deid_text": "lorem ipsum dolor " * 5}) for r in small_records]
+    assert classification_f1(garbled)["macro_f1_sanitized"] < cl["macro_f1_raw"]
+
+
+def test_evaluate_files_and_report(tmp_path, small_corpus, small_records):
+    outs = []
+    for r in small_records:
+        edits = [{"start": s["start"], "end": s["end"], "label": "PHI", "replacement": "[X]"} for s in r["spans"][::2]]
+        text = r["text"]
+        for e in sorted(edits, key=lambda e: -e["start"]):
+            text = text[: e["start"]] + "[X]" + text[e["end"] :]
+        outs.append({"id": r["id"], "status": "ok", "deid_text": text, "edits": edits})
+    outs.append({"id": 999999, "line": 999, "status": "error", "error": "bad"})
+    san = tmp_path / "san.jsonl"
+    san.write_text("\n".join(json.dumps(o) for o in outs) + "\n")
+    m = evaluate_files(small_corpus, san, classify=False)
+    assert m["n_docs"] == len(small_records) and m["n_error_records"] == 1
+    leak = m["privacy"]["leakage_all"]["leak_rate"]
+    assert 0.2 < leak < 0.8  # every other span masked
+    assert m["utility"]["non_phi"]["kept_share"] == 1.0
+    pairs, _ = load_pairs(small_corpus, san)
+    points = [{"series": "k", "setting": "k=2", "leak_rate": 0.1, "kept_share": 0.9}, {"series": "k", "setting": "k=5", "leak_rate": 0.05, "kept_share": 0.8}]
+    path = write_report(m, tmp_path / "rep", pairs=pairs, sweep_points=points)
+    page = path.read_text()
+    assert "LOCAL REVIEW ONLY" in page and "tradeoff.png" in page
+    for f in ("metrics.json", "leakage.png", "tradeoff.png"):
+        assert (tmp_path / "rep" / f).stat().st_size > 0
+    assert json.loads((tmp_path / "rep" / "metrics.json").read_text())["tradeoff"][1]["setting"] == "k=5"
+
+
+def test_parse_grid():
+    assert parse_grid(["components.frequency_masker.k=2,3", "x.mode=mask,remove"]) == {"components.frequency_masker.k": [2, 3], "x.mode": ["mask", "remove"]}
