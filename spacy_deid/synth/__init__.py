@@ -1,0 +1,105 @@
+"""Synthetic clinical notes with gold PHI spans: the project's embedded default data.
+
+Public API::
+
+    generate_records(n_docs, n_patients, seed=0) -> Iterator[dict]
+    generate_corpus(out_path, n_docs, n_patients, seed=0, show_progress=True) -> dict
+
+Each record: ``{"id", "patient_id", "note_type", "label", "text", "spans"}`` where
+``label`` is the note's medical specialty and ``spans`` are the gold PHI spans
+``{"start", "end", "label", "text"}`` (0-based, end-exclusive, sorted, non-overlapping,
+on token boundaries, punctuation kept outside). Output is byte-identical for the same
+``(n_docs, n_patients, seed)``.
+"""
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Dict, Iterator, Union
+
+from .generator import NOTE_TYPES, PHI_LABELS, Generator
+from .vocab import ALL_SPECIALTIES
+
+__all__ = ["generate_records", "generate_corpus", "PHI_LABELS", "NOTE_TYPES", "SPECIALTIES"]
+
+SPECIALTIES = ALL_SPECIALTIES
+
+
+def generate_records(n_docs: int, n_patients: int, seed: int = 0) -> Iterator[dict]:
+    """Yield ``n_docs`` synthetic notes for ``n_patients`` patients.
+
+    n_docs (int): number of notes, at least 1.
+    n_patients (int): number of distinct patients, 1 <= n_patients <= n_docs; every
+        patient gets at least one note, the rest are spread unevenly.
+    seed (int): seed for ``random.Random`` and the ``Faker`` instance.
+    RETURNS (Iterator[dict]): the records, ids ``note-000001``... in order.
+    """
+    # Validate eagerly (not on first ``next``), so bad arguments fail at the call.
+    gen = Generator(n_docs, n_patients, seed)
+    return gen.records()
+
+
+def generate_corpus(
+    out_path: Union[str, Path],
+    n_docs: int,
+    n_patients: int,
+    seed: int = 0,
+    show_progress: bool = True,
+) -> dict:
+    """Write a synthetic corpus as JSONL, atomically, and return summary statistics.
+
+    The file is written to a temporary file in the same directory and moved into
+    place with ``os.replace``, so a reader never sees a partial corpus.
+
+    out_path (Union[str, Path]): the JSONL file to write; parent folders are created.
+    n_docs (int): number of notes.
+    n_patients (int): number of patients (<= n_docs).
+    seed (int): random seed; the same arguments give a byte-identical file.
+    show_progress (bool): show a tqdm progress bar (hidden automatically when stderr
+        is not a terminal).
+    RETURNS (dict): ``{"n_docs", "n_patients", "n_spans", "labels": {PHI label: count},
+        "note_types": {type: count}, "specialties": {label: count}}``.
+    """
+    records = generate_records(n_docs, n_patients, seed)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    labels: Dict[str, int] = {}
+    note_types: Dict[str, int] = {}
+    specialties: Dict[str, int] = {}
+    patients = set()
+    n_spans = 0
+    if show_progress:
+        from tqdm import tqdm
+
+        records = tqdm(records, total=n_docs, desc="generate", unit="doc", disable=None)
+    # A temp file in the same folder (so os.replace is atomic), opened with "x" so it
+    # gets the usual umask permissions (mkstemp would make the corpus 0600).
+    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf8", newline="\n") as f:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False))
+                f.write("\n")
+                patients.add(rec["patient_id"])
+                note_types[rec["note_type"]] = note_types.get(rec["note_type"], 0) + 1
+                specialties[rec["label"]] = specialties.get(rec["label"], 0) + 1
+                for sp in rec["spans"]:
+                    labels[sp["label"]] = labels.get(sp["label"], 0) + 1
+                n_spans += len(rec["spans"])
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out_path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return {
+        "n_docs": n_docs,
+        "n_patients": len(patients),
+        "n_spans": n_spans,
+        "labels": dict(sorted(labels.items())),
+        "note_types": dict(sorted(note_types.items())),
+        "specialties": dict(sorted(specialties.items())),
+    }
