@@ -68,3 +68,14 @@ def test_evaluate_files_and_report(tmp_path, small_corpus, small_records):
 
 def test_parse_grid():
     assert parse_grid(["components.frequency_masker.k=2,3", "x.mode=mask,remove"]) == {"components.frequency_masker.k": [2, 3], "x.mode": ["mask", "remove"]}
+
+
+def test_split_by_patient_keeps_patients_whole(small_records):
+    from spacy_deid.splits import split_by_patient
+
+    parts = split_by_patient(small_records, [("train", 100), ("dev", 50), ("test", 0)], seed=1)
+    assert sum(len(v) for v in parts.values()) == len(small_records)
+    pids = {name: {r["patient_id"] for r in recs} for name, recs in parts.items()}
+    assert not (pids["train"] & pids["dev"]) and not (pids["train"] & pids["test"]) and not (pids["dev"] & pids["test"])
+    assert len(parts["train"]) >= 100 and len(parts["dev"]) >= 50
+    assert split_by_patient(small_records, [("a", 10), ("b", 0)], seed=1) == split_by_patient(small_records, [("a", 10), ("b", 0)], seed=1)
