@@ -29,7 +29,7 @@ app = typer.Typer(
 )
 
 # Modules under spacy_deid/commands that add commands to `app` when imported.
-COMMAND_MODULES: List[str] = []
+COMMAND_MODULES: List[str] = ["spacy_deid.commands.pretrain", "spacy_deid.commands.vectors", "spacy_deid.commands.augment", "spacy_deid.commands.evaluate", "spacy_deid.commands.data"]
 
 
 def fatal(message: str, code: int = 1) -> "typer.Exit":
@@ -38,8 +38,9 @@ def fatal(message: str, code: int = 1) -> "typer.Exit":
     raise typer.Exit(code)
 
 
-def run_guarded(func, *args, **kwargs):
-    """Call ``func``; turn our FatalError and missing files into one-line errors."""
+def run_guarded(func, *args, user_errors: tuple = (), **kwargs):
+    """Call ``func``; turn our FatalError, missing files and the given
+    ``user_errors`` (e.g. ValueError of a config) into one-line errors."""
     from .records import FatalError
 
     try:
@@ -48,6 +49,8 @@ def run_guarded(func, *args, **kwargs):
         fatal(str(err))
     except FileNotFoundError as err:
         fatal(f"File not found: {err.filename}")
+    except user_errors as err:
+        fatal(f"{type(err).__name__}: {err}")
 
 
 def parse_overrides(args: List[str]) -> Dict[str, object]:
@@ -83,6 +86,12 @@ def init_cmd(
     config_path: Path = typer.Argument(..., help="Pipeline config (.cfg)"),
     corpus: Path = typer.Argument(..., help="Corpus JSONL the corpus statistics are fitted on"),
     output_dir: Path = typer.Argument(..., help="Directory the fitted pipeline is saved to"),
+    engine: str = typer.Option("local", "--engine", help="local, or ray: corpus counts as map/reduce on Ray Data (needs the 'ray' extra)"),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)"),
+    num_workers: int = typer.Option(2, "--num-workers", help="Ray actors running the upstream components"),
+    num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", help="GPUs per Ray actor (0: CPU)"),
+    chunk_records: int = typer.Option(1000, "--chunk-records", help="Ray: records per block"),
+    code_path: Optional[Path] = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)"),
 ):
     """Build the pipeline of CONFIG, fit all corpus statistics on CORPUS, save it.
 
@@ -95,7 +104,20 @@ def init_cmd(
         fatal(f"Config not found: {config_path}")
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
-    nlp = run_guarded(init_pipeline, config_path, corpus, output_dir, overrides)
+    if engine not in ("local", "ray"):
+        fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    if engine == "ray":
+        from .stats_ray import init_pipeline_ray
+
+        nlp = run_guarded(
+            init_pipeline_ray, config_path, corpus, output_dir, overrides, address=address, num_workers=num_workers,
+            num_gpus_per_worker=num_gpus_per_worker, chunk_records=chunk_records, code_path=code_path,
+        )
+    else:
+        from .sanitize import import_code
+
+        run_guarded(import_code, code_path)
+        nlp = run_guarded(init_pipeline, config_path, corpus, output_dir, overrides, user_errors=(ValueError,))
     msg.good(f"Saved pipeline {nlp.pipe_names} to {output_dir}")
 
 
@@ -109,21 +131,51 @@ def sanitize_cmd(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run"),
     keep_text: bool = typer.Option(False, "--keep-text", help="Also write the ORIGINAL text (not private!)"),
+    max_chars: int = typer.Option(10_000_000, "--max-chars", help="Texts longer than this get an error record (0: no limit)"),
+    code_path: Optional[Path] = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)"),
+    engine: str = typer.Option("local", "--engine", help="local (one process, or --n-process) or ray (Ray Data: needs the 'ray' extra of spacy-deid)"),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)"),
+    num_workers: int = typer.Option(2, "--num-workers", help="Ray actors, each with its own copy of the pipeline"),
+    num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", help="GPUs per Ray actor (0: CPU; 0.5: two actors share a GPU)"),
+    chunk_records: int = typer.Option(1000, "--chunk-records", help="Ray: records per block and per shard (the resume granularity)"),
 ):
     """Sanitise a JSONL corpus: one output record per input line, in order."""
-    from .sanitize import sanitize_file
+    from .sanitize import import_code, sanitize_file
 
-    stats = run_guarded(
-        sanitize_file,
-        pipeline,
-        input_path,
-        output_path,
-        batch_size=batch_size,
-        n_process=n_process,
-        gpu_id=gpu_id,
-        resume=resume,
-        keep_text=keep_text,
-    )
+    if engine not in ("local", "ray"):
+        fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    if engine == "ray":
+        from .engine_ray import sanitize_file_ray
+
+        stats = run_guarded(
+            sanitize_file_ray,
+            pipeline,
+            input_path,
+            output_path,
+            address=address,
+            num_workers=num_workers,
+            num_gpus_per_worker=num_gpus_per_worker,
+            batch_size=batch_size,
+            resume=resume,
+            keep_text=keep_text,
+            max_chars=max_chars,
+            chunk_records=chunk_records,
+            code_path=code_path,
+        )
+    else:
+        run_guarded(import_code, code_path)
+        stats = run_guarded(
+            sanitize_file,
+            pipeline,
+            input_path,
+            output_path,
+            batch_size=batch_size,
+            n_process=n_process,
+            gpu_id=gpu_id,
+            resume=resume,
+            keep_text=keep_text,
+            max_chars=max_chars,
+        )
     extra = f" ({stats.n_resumed} from the interrupted run)" if stats.n_resumed else ""
     msg.good(f"{stats.n_ok} ok, {stats.n_error} errors{extra} -> {output_path}")
     if stats.n_error:

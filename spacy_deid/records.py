@@ -7,9 +7,10 @@ N output records.
 """
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Dict, Iterator, List, Optional, Union
+from typing import IO, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 PASS_THROUGH = ("patient_id", "label", "note_type")
 
@@ -91,26 +92,117 @@ def parse_line(raw: bytes, line_no: int, require_text: bool = True) -> LineResul
     return validate_record(obj, line_no, require_text=require_text)
 
 
+def iter_raw_lines(fh: IO[bytes], line_no: int = 1) -> Iterator[Tuple[int, bytes]]:
+    """The non-blank lines of a binary stream as (1-based line number, raw bytes
+    without the line break). Both engines number lines with this function, so an
+    error record names the same line whichever engine wrote it.
+
+    fh (IO[bytes]): a binary stream, positioned at the start of line ``line_no``.
+    line_no (int): the number of the first line read.
+    """
+    for line_no, raw in enumerate(fh, start=line_no):
+        if raw.strip():
+            yield line_no, raw.rstrip(b"\r\n")
+
+
+def open_input(path: Union[str, Path]) -> IO[bytes]:
+    """Open an input file for reading, with a one-line fatal error."""
+    path = Path(path)
+    try:
+        return path.open("rb")
+    except OSError as err:
+        raise FatalError(f"Cannot read input file {path}: {err.strerror or err}") from None
+
+
 def iter_lines(path: Union[str, Path], skip: int = 0) -> Iterator[LineResult]:
     """Stream the lines of a JSONL file as ``LineResult``s, in constant memory.
 
     Blank lines are skipped (they are not records). ``skip`` drops the first
     ``skip`` records (used by ``--resume``).
     """
-    path = Path(path)
-    try:
-        fh = path.open("rb")
-    except OSError as err:
-        raise FatalError(f"Cannot read input file {path}: {err.strerror or err}") from None
-    with fh:
-        n = 0
-        for line_no, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            n += 1
+    with open_input(path) as fh:
+        for n, (line_no, raw) in enumerate(iter_raw_lines(fh), start=1):
             if n <= skip:
                 continue
-            yield parse_line(raw.rstrip(b"\r\n"), line_no)
+            yield parse_line(raw, line_no)
+
+
+@dataclass
+class Chunk:
+    """A run of consecutive records of an input file, by byte range.
+
+    start (int): byte offset of the chunk's first line.
+    end (int): byte offset after its last line.
+    line_no (int): 1-based line number of its first line.
+    index (int): 0-based record index of its first record.
+    n (int): number of records (non-blank lines).
+    """
+
+    start: int
+    end: int
+    line_no: int
+    index: int
+    n: int
+
+    def to_list(self) -> List[int]:
+        return [self.start, self.end, self.line_no, self.index, self.n]
+
+    @classmethod
+    def from_list(cls, values: List[int]) -> "Chunk":
+        return cls(*[int(v) for v in values])
+
+
+def scan_chunks(path: Union[str, Path], records_per_chunk: int = 1000, max_bytes: int = 64 << 20) -> List[Chunk]:
+    """Cut an input file into chunks of at most ``records_per_chunk`` records (and
+    about ``max_bytes`` bytes), streaming: one pass over the bytes, no JSON parsing.
+    The Ray engine reads each chunk as one block and names its output shard by the
+    chunk's record range.
+
+    RETURNS (List[Chunk]): the chunks, in file order; empty for an empty file.
+    """
+    chunks: List[Chunk] = []
+    with open_input(path) as fh:
+        pos = 0
+        start = line_start = 0
+        first_line = 1
+        index = n = size = 0
+        for line_no, raw in enumerate(fh, start=1):
+            line_start, pos = pos, pos + len(raw)
+            if not raw.strip():
+                if n == 0:  # leading blank lines belong to the next chunk
+                    start, first_line = pos, line_no + 1
+                continue
+            n += 1
+            size += len(raw)
+            if n >= records_per_chunk or size >= max_bytes:
+                chunks.append(Chunk(start, pos, first_line, index, n))
+                index += n
+                n = size = 0
+                start, first_line = pos, line_no + 1
+        if n:
+            chunks.append(Chunk(start, pos, first_line, index, n))
+    return chunks
+
+
+def iter_chunk(path: Union[str, Path], chunk: Chunk) -> Iterator[Tuple[int, int, bytes]]:
+    """The records of one chunk as (record index, line number, raw bytes)."""
+    with open_input(path) as fh:
+        fh.seek(chunk.start)
+        remaining = chunk.end - chunk.start
+        index = chunk.index
+
+        def lines() -> Iterator[bytes]:
+            nonlocal remaining
+            while remaining > 0:
+                raw = fh.readline(remaining)
+                if not raw:
+                    return
+                remaining -= len(raw)
+                yield raw
+
+        for line_no, raw in iter_raw_lines(lines(), chunk.line_no):
+            yield index, line_no, raw
+            index += 1
 
 
 def iter_records(path: Union[str, Path], limit: int = 0) -> Iterator[Dict[str, Any]]:
@@ -123,12 +215,22 @@ def iter_records(path: Union[str, Path], limit: int = 0) -> Iterator[Dict[str, A
 
 def count_records(path: Union[str, Path]) -> int:
     """The number of non-blank lines (= records, valid or not)."""
-    with Path(path).open("rb") as fh:
-        return sum(1 for raw in fh if raw.strip())
+    with open_input(path) as fh:
+        return sum(1 for _ in iter_raw_lines(fh))
+
+
+# Characters that json.dumps(ensure_ascii=False) writes raw but that Unicode-aware
+# line splitters (Python's str.splitlines, older JavaScript) treat as line breaks:
+# escaped, so one record is one line for every reader. They can only occur inside
+# JSON strings, so a plain replace is safe.
+_LINE_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_LINE_BREAK_RE = re.compile("[\u0085\u2028\u2029]")
 
 
 def dumps(record: Dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False)
+    """One JSONL line: UTF-8 text kept readable, line-break characters escaped."""
+    line = json.dumps(record, ensure_ascii=False)
+    return _LINE_BREAK_RE.sub(lambda m: _LINE_BREAKS[m.group()], line)
 
 
 class AtomicJSONLWriter:
@@ -150,9 +252,9 @@ class AtomicJSONLWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if resume and self.partial.exists():
                 self.done = self._repair_partial()
-                self._fh: IO[str] = self.partial.open("a", encoding="utf-8")
+                self._fh: IO[str] = self._open(self.partial, "a")
             else:
-                self._fh = self.partial.open("w", encoding="utf-8")
+                self._fh = self._open(self.partial, "w")
         except OSError as err:
             raise FatalError(f"Cannot write output {self.path}: {err.strerror or err}") from None
 
@@ -164,15 +266,24 @@ class AtomicJSONLWriter:
                 fh.truncate(cut)
         return data[:cut].count(b"\n")
 
+    @staticmethod
+    def _open(path: Path, mode: str) -> IO[str]:
+        return path.open(mode, encoding="utf-8")
+
     def write(self, record: Dict[str, Any]) -> None:
+        """Append one record."""
+        self.write_line(dumps(record))
+
+    def write_line(self, line: str) -> None:
+        """Append one already serialised record (no line break)."""
         try:
-            self._fh.write(dumps(record) + "\n")
+            self._fh.write(line + "\n")
             self._pending += 1
             if self._pending >= self.flush_every:
                 self._fh.flush()
                 self._pending = 0
         except OSError as err:
-            self._fh.close()
+            self._abort()
             raise FatalError(
                 f"Cannot write output {self.partial}: {err.strerror or err}; "
                 f"{self.path} was left untouched, rerun with --resume when fixed"
@@ -180,19 +291,50 @@ class AtomicJSONLWriter:
         self.done += 1
 
     def commit(self) -> None:
+        """Flush, fsync and rename ``PATH.partial`` to ``PATH`` (atomic on POSIX)."""
         try:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
             os.replace(self.partial, self.path)
         except OSError as err:
-            raise FatalError(f"Cannot finish output {self.path}: {err.strerror or err}") from None
+            self._abort()
+            raise FatalError(
+                f"Cannot finish output {self.path}: {err.strerror or err}; "
+                f"{self.path} was left untouched, rerun with --resume when fixed"
+            ) from None
+        _fsync_dir(self.path.parent)
+
+    def _abort(self) -> None:
+        # Closing flushes the buffer, which fails again on a full disk: the file is
+        # closed anyway, and what reached it is repaired by --resume.
+        try:
+            self._fh.close()
+        except OSError:
+            pass
 
     def close(self) -> None:
         """Close without committing (the partial file stays for --resume)."""
         if not self._fh.closed:
-            self._fh.flush()
-            self._fh.close()
+            try:
+                self._fh.flush()
+            except OSError:
+                pass
+            self._abort()
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename durable (best effort: not every platform can open a dir)."""
+    try:
+        fd = os.open(str(path), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_jsonl_atomic(path: Union[str, Path], records) -> int:

@@ -1,0 +1,421 @@
+"""mlm_resampler and MLMSampler: the schedule, sampling, privacy filter, serialization.
+
+A tiny masked LM (1 layer, hidden 32) is pretrained here on generated notes: no download.
+"""
+import shutil
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+import spacy_deid  # noqa: F401
+from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits
+from spacy_deid.mlm import MLMSampler, datasifter_mask, doc_key, mask_probability, stable_key
+
+TINY = {
+    "model": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64},
+    "tokenizer": {"vocab_size": 800, "min_frequency": 2},
+    "training": {"seq_len": 64, "batch_size": 16, "max_steps": 4, "warmup_steps": 1, "checkpoint_every": 0,
+                 "max_train_docs": 120},
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory, small_corpus):
+    from spacy_deid.pretrain import pretrain_mlm
+
+    out = tmp_path_factory.mktemp("tiny_mlm")
+    pretrain_mlm(small_corpus, out, TINY, no_mask=True, show_progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def texts(small_records):
+    return [r["text"] for r in small_records[:12]]
+
+
+def make_nlp(model, **cfg):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mlm_resampler", config={"model": str(model), **cfg})
+    nlp.initialize()
+    return nlp
+
+
+def edits_of(doc):
+    return [(s.start, s.end, s.label_, s._.deid_replacement, (s._.deid_audit or {}).get("candidates")) for s in get_edits(doc)]
+
+
+class SeqRng:
+    """A stand-in generator whose random() returns fixed values (schedule tests)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.calls = 0
+
+    def random(self):
+        self.calls += 1
+        return self.value
+
+
+def flags(n, on=()):
+    return [i in set(on) for i in range(n)]
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def test_mask_probability_formula():
+    assert mask_probability(1.2, False, 0.5, 0.75) == pytest.approx(0.1)
+    assert mask_probability(1.2, True, 0.5, 0.75) == pytest.approx(0.4)
+    assert mask_probability(0.05, False, 0.5, 0.75) == pytest.approx(1 - 0.75 * 0.05)
+    assert mask_probability(1.2, False, 0.5, 1.0) == 0.0  # clipped, not negative
+    assert mask_probability(0.0, False) == 1.0
+
+
+def test_coef_resets_after_a_mask_and_decays_by_step():
+    # p_t = 0.1 + 0.0375 t after t unmasked tokens; with random() == 0.5 the first
+    # mask falls where p > 0.5, i.e. t = 11, and again 12 tokens after the reset.
+    n = 30
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), SeqRng(0.5), max_passes=1)
+    assert [i for i, m in enumerate(masked) if m] == [11, 23]
+
+
+def test_coef_floor_is_coef_min():
+    n = 100
+    all_on = flags(n, range(n))
+    # p never exceeds 1 - 0.75 * 0.05 = 0.9625: a draw of 0.97 never masks
+    masked = datasifter_mask(all_on, flags(n), flags(n), flags(n), SeqRng(0.97), max_passes=1)
+    assert not any(masked)
+    # a draw of 0.96 masks exactly when coef has reached the floor (23 decays)
+    masked = datasifter_mask(all_on, flags(n), flags(n), flags(n), SeqRng(0.96), max_passes=1)
+    assert [i for i, m in enumerate(masked) if m][:2] == [23, 47]
+
+
+def test_focus_terms_use_p_w():
+    n = 3
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n, [0]), flags(n), SeqRng(0.3), max_passes=1)
+    assert masked[0]  # focus: p = 1 - 0.5 * 1.2 = 0.4 > 0.3; other first token p = 0.1
+
+
+def test_mask_fraction_cap_and_forced():
+    n = 10
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), SeqRng(0.0))
+    assert sum(masked) == 5 and masked[:5] == [True] * 5
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n, [7, 8, 9]), SeqRng(0.0))
+    assert sum(masked) == 5 and all(masked[7:])  # forced count towards the cap
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n, range(8)), SeqRng(0.0))
+    assert sum(masked) == 8  # forced tokens are never un-masked by the cap
+
+
+def test_terminates_when_nothing_is_eligible():
+    n = 20
+    rng = SeqRng(0.0)
+    masked = datasifter_mask(flags(n, range(n)), flags(n, range(n)), flags(n), flags(n, [3]), rng)
+    assert [i for i, m in enumerate(masked) if m] == [3] and rng.calls == 0
+    # p is 0 for every token whatever coef: no pass is even started
+    rng = SeqRng(0.0)
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), rng, p_n=25.0)
+    assert not any(masked) and rng.calls == 0
+    assert datasifter_mask([], [], [], [], rng) == []
+    # one eligible token left after it is masked: the loop ends below the cap
+    masked = datasifter_mask(flags(n, range(n)), flags(n, range(1, n)), flags(n), flags(n), numpy.random.default_rng(0))
+    assert masked == flags(n, [0])
+
+
+def test_whitespace_is_not_counted():
+    countable = [True, False, True, False, True, True]
+    masked = datasifter_mask(countable, flags(6), flags(6), flags(6), SeqRng(0.0))
+    assert sum(masked) == 2 and not masked[1] and not masked[3]
+
+
+def test_schedule_with_real_rng_spreads_masks():
+    n = 400
+    rng = numpy.random.default_rng(1)
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), rng)
+    assert sum(masked) == 200
+    runs = max(len(r) for r in "".join("x" if m else "." for m in masked).split("."))
+    assert runs < 10  # the reset after each mask keeps masks apart
+
+
+def test_stable_keys():
+    assert stable_key("note-1") == stable_key("note-1") != stable_key("note-2")
+    nlp = spacy.blank("en")
+    a, b = nlp("same text"), nlp("same text")
+    assert doc_key(a) == doc_key(b)
+    a._.deid_record = {"id": "x"}
+    assert doc_key(a) != doc_key(b)
+
+
+# --------------------------------------------------------------------------- sampler
+
+
+def test_sampler_errors(tmp_path, tiny_model):
+    with pytest.raises(ValueError, match="not found"):
+        MLMSampler.from_path(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="config.json"):
+        MLMSampler.from_path(tmp_path / "empty")
+    from transformers import BertModel
+
+    base = BertModel.from_pretrained(str(tiny_model))
+    base.save_pretrained(str(tmp_path / "base"))
+    for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(tiny_model / f, tmp_path / "base" / f)
+    with pytest.raises(ValueError, match="not a masked language model"):
+        MLMSampler.from_path(tmp_path / "base")
+
+
+def test_sampler_candidates_contract(tiny_model, texts):
+    sampler = MLMSampler.from_path(tiny_model)
+    nlp = spacy.blank("en")
+    docs = [nlp(t) for t in texts[:3]]
+    targets = [[i for i in range(0, len(d), 3)] for d in docs]
+    space = next(t.i for t in docs[0] if t.is_space)
+    targets[0].append(space)
+    rngs = [numpy.random.default_rng(i) for i in range(3)]
+    out = sampler.candidates(docs, targets, n_candidates=6, rng=rngs, top_k=40)
+    assert [len(o) for o in out] == [len(t) for t in targets]
+    assert out[0][-1] == []  # whitespace target
+    special = set(sampler.tokenizer.all_special_tokens)
+    n = 0
+    for doc, tgt, cands in zip(docs, targets, out):
+        for t, cs in zip(tgt, cands):
+            if doc[t].is_space:
+                continue
+            assert 1 <= len(cs) <= 6
+            assert len({c.casefold() for c in cs}) == len(cs)
+            for c in cs:
+                n += 1
+                assert c.casefold() != doc[t].text.casefold()
+                assert not c.startswith("##") and c not in special and c.strip() == c and c
+    assert n > 50
+    again = sampler.candidates(docs, targets, n_candidates=6, rng=[numpy.random.default_rng(i) for i in range(3)], top_k=40)
+    assert again == out
+    greedy = sampler.candidates(docs[:1], targets[:1], n_candidates=3, temperature=0)
+    assert greedy == sampler.candidates(docs[:1], targets[:1], n_candidates=3, temperature=0, rng=numpy.random.default_rng(9))
+
+
+def test_windows_cover_every_target_once(tiny_model):
+    sampler = MLMSampler.from_path(tiny_model, window_size=16, context=8)
+    rng = numpy.random.default_rng(0)
+    lens = [int(x) for x in rng.integers(1, 4, size=300)]
+    is_target = [bool(x) for x in rng.random(300) < 0.4]
+    windows = sampler._windows(lens, is_target)
+    assert len(windows) > 5
+    seen = []
+    for a, b, ca, cb in windows:
+        assert a <= ca < cb <= b and sum(lens[a:b]) <= 14
+        seen.extend(w for w in range(ca, cb) if is_target[w])
+    assert sorted(seen) == [i for i, t in enumerate(is_target) if t]
+    # a long doc through a small window gets candidates for every target
+    nlp = spacy.blank("en")
+    doc = nlp(" ".join(["the patient was seen in clinic today and feels well"] * 20))
+    targets = [list(range(0, len(doc), 2))]
+    out = sampler.candidates([doc], targets, n_candidates=2)
+    assert all(out[0])
+
+
+# --------------------------------------------------------------------------- component
+
+
+def test_component_edits(tiny_model, texts):
+    nlp = make_nlp(tiny_model, n_candidates=5)
+    docs = list(nlp.pipe(texts[:4]))
+    for doc in docs:
+        edits = get_edits(doc)
+        assert edits and all(e.label_ == MLM and len(e) == 1 for e in edits)
+        for e in edits:
+            cands = e._.deid_audit["candidates"]
+            assert e._.deid_replacement == cands[0] and len(cands) <= 5
+            assert cands[0].casefold() != e.text.casefold()
+            assert not e[0].is_stop and not e[0].is_punct  # protected by default
+        countable = sum(1 for t in doc if not t.is_space)
+        assert len(edits) <= countable // 2
+        assert doc._.deid_text != doc.text
+
+
+def test_upstream_edits_and_entities_are_resampled(tiny_model):
+    @Language.component("test_mark_upstream")
+    def mark(doc):
+        add_edit(doc, 1, 3, LOW_FREQ, "[LOW_FREQ]")
+        doc.ents = [Span(doc, 5, 6, label="PATIENT")]
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_mark_upstream")
+    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model), "max_mask_fraction": 0.0})
+    nlp.initialize()
+    doc = nlp("Seen by Zyxwell Qorbin today with Smith for the usual review of the chart")
+    mlm = {e.start for e in get_edits(doc) if e.label_ == MLM}
+    assert mlm == {1, 2, 5}  # nothing else: the cap is 0, forced tokens only
+    assert "[LOW_FREQ]" not in doc._.deid_text and "Zyxwell" not in doc._.deid_text
+    nlp.get_pipe("mlm_resampler").resample_upstream = False
+    nlp.get_pipe("mlm_resampler").resample_ents = False
+    doc = nlp("Seen by Zyxwell Qorbin today with Smith for the usual review of the chart")
+    assert not [e for e in get_edits(doc) if e.label_ == MLM]
+
+
+def rig(nlp, word):
+    """Make ``word`` the model's favourite at every position (huge output bias)."""
+    sampler = nlp.get_pipe("mlm_resampler").sampler
+    wid = sampler.tokenizer.convert_tokens_to_ids(word)
+    assert sampler.vocab[wid] == word
+    with sampler.torch.no_grad():
+        sampler.model.get_output_embeddings().bias[wid] += 1000.0
+    return wid
+
+
+def test_privacy_filter_with_rigged_model(tiny_model, texts):
+    word = "patient"
+    nlp = make_nlp(tiny_model, n_candidates=4)
+    rig(nlp, word)
+    docs = list(nlp.pipe(texts[:3]))
+    firsts = [e._.deid_replacement.casefold() for d in docs for e in get_edits(d) if e.text.casefold() != word]
+    assert firsts and sum(f == word for f in firsts) / len(firsts) > 0.9  # the rig works
+
+    class Frequency:
+        """An upstream frequency_masker stand-in: the rigged word is below k."""
+
+        def __init__(self):
+            self.asked = 0
+
+        def __call__(self, doc):
+            return doc
+
+        def is_allowed(self, w):
+            self.asked += 1
+            return w.casefold() != word
+
+    freq = Frequency()
+
+    @Language.factory("test_below_k")
+    def make_below_k(nlp, name):
+        return freq
+
+    nlp2 = spacy.blank("en")
+    nlp2.add_pipe("test_below_k")
+    nlp2.add_pipe("mlm_resampler", config={"model": str(tiny_model), "n_candidates": 4})
+    nlp2.initialize()
+    rig(nlp2, word)
+    docs = list(nlp2.pipe(texts[:3]))
+    assert freq.asked > 0
+    emitted = [c.casefold() for d in docs for e in get_edits(d) for c in e._.deid_audit["candidates"]]
+    assert emitted and word not in emitted
+
+
+def test_phi_entity_text_is_never_sampled(tiny_model):
+    word = "patient"
+
+    @Language.component("test_phi_clinic")
+    def phi(doc):
+        doc.ents = [Span(doc, i, i + 1, label="HOSPITAL") for i, t in enumerate(doc) if t.lower_ == word]
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_phi_clinic")
+    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model)})
+    nlp.initialize()
+    rig(nlp, word)
+    doc = nlp("She was seen at the Patient ward today and the plan was reviewed with the family again")
+    cands = [c.casefold() for e in get_edits(doc) for c in e._.deid_audit["candidates"]]
+    assert cands and word not in cands
+
+
+def test_frequency_masker_blacklist_is_respected(tiny_model, small_records):
+    """The real frequency_masker upstream: a blacklisted, frequent word is rigged to
+    be the model's favourite and is still never emitted."""
+    pytest.importorskip("spacy_deid.frequency")
+    word = "patient"
+    nlp = spacy.blank("en")
+    nlp.add_pipe("frequency_masker", config={"k": 2})
+    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model)})
+    records = small_records[:40]
+    nlp.get_pipe("frequency_masker").initialize(nlp=nlp, corpus=lambda: iter(records), blacklist=[word])
+    nlp.get_pipe("mlm_resampler").initialize(nlp=nlp)
+    rig(nlp, word)
+    docs = list(nlp.pipe(r["text"] for r in records[:3]))
+    cands = [c.casefold() for d in docs for e in get_edits(d) if e.label_ == MLM for c in e._.deid_audit["candidates"]]
+    assert cands and word not in cands
+
+
+def test_determinism_by_seed(tiny_model, texts):
+    a = [edits_of(d) for d in make_nlp(tiny_model, seed=3).pipe(texts[:4])]
+    b = [edits_of(d) for d in make_nlp(tiny_model, seed=3).pipe(texts[:4])]
+    c = [edits_of(d) for d in make_nlp(tiny_model, seed=4).pipe(texts[:4])]
+    assert a == b and a != c
+    nlp = make_nlp(tiny_model, seed=3)
+    one_by_one = [edits_of(nlp(t)) for t in texts[:4]]
+    assert [[e[:2] for e in d] for d in one_by_one] == [[e[:2] for e in d] for d in a]  # same masks
+    same = sum(x == y for d1, d2 in zip(one_by_one, a) for x, y in zip(d1, d2))
+    assert same / sum(len(d) for d in a) > 0.95  # same samples (floating point of batching aside)
+
+
+def test_serialization_round_trip_carries_the_model(tmp_path, tiny_model, texts):
+    model_copy = tmp_path / "model_src"
+    shutil.copytree(tiny_model, model_copy)
+    nlp = make_nlp(model_copy, seed=5)
+    expected = [edits_of(nlp(t)) for t in texts[:2]]
+    nlp.to_disk(tmp_path / "pipe")
+    shutil.rmtree(model_copy)  # the saved pipeline must not need it
+    model_dir = tmp_path / "pipe" / "mlm_resampler" / "model"
+    names = {p.name for p in model_dir.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer.json", "vocab.txt"} <= names
+    assert not any(p.is_dir() for p in model_dir.iterdir())  # no checkpoints
+    loaded = spacy.load(tmp_path / "pipe")
+    comp = loaded.get_pipe("mlm_resampler")
+    assert comp._sampler is None  # lazy
+    assert [edits_of(loaded(t)) for t in texts[:2]] == expected
+    # saving a loaded (lazy) pipeline again, and bytes
+    loaded.to_disk(tmp_path / "pipe2")
+    assert (tmp_path / "pipe2" / "mlm_resampler" / "model" / "model.safetensors").exists()
+    data = nlp.get_pipe("mlm_resampler").to_bytes()
+    other = spacy.blank("en").add_pipe("mlm_resampler", config={"seed": 5})
+    other.from_bytes(data)
+    assert [edits_of(other(spacy.blank("en")(t))) for t in texts[:2]] == expected
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mlm_resampler")
+    with pytest.raises(ValueError, match="has no model"):
+        nlp.initialize()
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mlm_resampler", config={"model": str(tmp_path / "nope")})
+    with pytest.raises(ValueError, match="not found"):
+        nlp.initialize()
+
+
+def test_nothing_eligible_adds_nothing(tiny_model):
+    nlp = make_nlp(tiny_model)
+    doc = nlp("and the of , . to it")
+    assert get_edits(doc) == []
+    doc = nlp("")
+    assert get_edits(doc) == []
+
+
+def test_config_file_loads(tiny_model):
+    from spacy_deid.pipeline import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_config(root / "configs" / "mlm.cfg", overrides={"components.mlm_resampler.model": str(tiny_model)})
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    assert "mlm_resampler" in nlp.pipe_names
+    assert nlp.get_pipe("mlm_resampler").model_path == str(tiny_model)
+
+
+@pytest.mark.gpu
+def test_gpu_matches_cpu_masks(tiny_model, texts):
+    spacy.require_gpu(0)
+    try:
+        gpu = make_nlp(tiny_model, seed=2)
+        assert str(gpu.get_pipe("mlm_resampler").sampler.device).startswith("cuda")
+        g = [edits_of(d) for d in gpu.pipe(texts[:3])]
+    finally:
+        from thinc.api import NumpyOps, set_current_ops
+
+        set_current_ops(NumpyOps())
+    c = [edits_of(d) for d in make_nlp(tiny_model, seed=2, device="cpu").pipe(texts[:3])]
+    assert [[e[:2] for e in d] for d in g] == [[e[:2] for e in d] for d in c]

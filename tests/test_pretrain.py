@@ -1,0 +1,165 @@
+"""MLM pretraining: config, corpus masking, tokenizer + model, determinism, resume, CLI."""
+import json
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+
+import spacy_deid  # noqa: F401
+from spacy_deid.edits import LOW_FREQ, add_edit
+from spacy_deid.pretrain import (
+    DEFAULT_PRETRAIN_CONFIG,
+    load_pretrain_config,
+    mask_batch,
+    masked_text,
+    pretrain_mlm,
+    split_records,
+)
+from spacy_deid.records import FatalError
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = {
+    "model": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64},
+    "tokenizer": {"vocab_size": 600, "min_frequency": 2},
+    "training": {"seq_len": 32, "batch_size": 8, "max_steps": 4, "warmup_steps": 1, "checkpoint_every": 2,
+                 "max_train_docs": 60},
+}
+
+
+def weights(path):
+    from safetensors.numpy import load_file
+
+    return load_file(str(Path(path) / "model.safetensors"))
+
+
+def same_weights(a, b):
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(numpy.array_equal(wa[k], wb[k]) for k in wa)
+
+
+def test_cpu_config_is_the_default():
+    assert load_pretrain_config(ROOT / "configs" / "pretrain_cpu.cfg") == load_pretrain_config(None)
+    gpu = load_pretrain_config(ROOT / "configs" / "pretrain_gpu.cfg")
+    assert gpu["model"]["hidden_size"] > DEFAULT_PRETRAIN_CONFIG["model"]["hidden_size"]
+    with pytest.raises(FatalError, match="Unknown pretrain setting"):
+        load_pretrain_config({"training": {"learning_rate": 1.0}})
+    with pytest.raises(FatalError, match="not found"):
+        load_pretrain_config(ROOT / "configs" / "nope.cfg")
+
+
+def test_masked_text_hides_edits_and_entities():
+    nlp = spacy.blank("en")
+    doc = nlp("Seen by Dr. Zyx Qor on 12/03 for a check up.")
+    add_edit(doc, 3, 5, LOW_FREQ, "[LOW_FREQ]")
+    doc.ents = [Span(doc, 6, 7, label="DATE")]
+    assert masked_text(doc) == "Seen by Dr. [UNK] on [UNK] for a check up."
+
+
+def test_split_is_by_patient():
+    records = [{"id": f"n{i}", "patient_id": f"p{i % 7}", "text": "x"} for i in range(70)]
+    train, held = split_records(records, 0.3, 0, seed=0)
+    assert train and held and len(train) + len(held) == 70
+    assert not {r["patient_id"] for r in train} & {r["patient_id"] for r in held}
+    assert split_records(records, 0.3, 0, seed=0) == (train, held)
+
+
+def test_mask_batch_rates():
+    rng = numpy.random.default_rng(0)
+    ids = rng.integers(5, 500, size=(64, 64))
+    ids[:, 0] = 2
+    inputs, labels = mask_batch(ids, [0, 1, 2, 3, 4], 4, 500, 0.15, rng)
+    picked = labels != -100
+    assert 0.12 < picked.mean() < 0.18 and not picked[:, 0].any()
+    assert 0.7 < (inputs[picked] == 4).mean() < 0.9
+    assert (labels[picked] == ids[picked]).all() and (inputs[~picked] == ids[~picked]).all()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, small_corpus):
+    out = tmp_path_factory.mktemp("pre") / "a"
+    metrics = pretrain_mlm(small_corpus, out, TINY, no_mask=True, show_progress=False)
+    return out, metrics
+
+
+def test_pretrain_outputs(trained):
+    out, metrics = trained
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "tokenizer_config.json", "metrics.json"):
+        assert (out / name).exists(), name
+    on_disk = json.loads((out / "metrics.json").read_text())
+    assert on_disk["steps"] == 4 and on_disk["heldout_docs"] >= 1
+    held = on_disk["heldout"]
+    assert held["n_masked"] > 0 and 0 <= held["top1"] <= held["top5"] <= 1 and held["perplexity"] > 1
+    assert "top1" in on_disk["heldout_unigram_baseline"]
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(out))
+    assert "[UNK]" in tok.tokenize("seen [UNK] today")  # the placeholder stays one special token
+    from spacy_deid.mlm import MLMSampler
+
+    assert MLMSampler.from_path(out).window_size == 32
+
+
+def test_pretrain_is_deterministic_and_resumes_exactly(trained, tmp_path, small_corpus):
+    out, _ = trained
+    again = tmp_path / "b"
+    pretrain_mlm(small_corpus, again, TINY, no_mask=True, show_progress=False)
+    assert same_weights(out, again)
+    assert (out / "vocab.txt").read_text() == (again / "vocab.txt").read_text()
+    # interrupted after 3 of 4 steps (checkpoints every 2), then resumed
+    resumed = tmp_path / "c"
+    part = pretrain_mlm(small_corpus, resumed, TINY, no_mask=True, show_progress=False, stop_after_steps=3)
+    assert part["interrupted"] and not (resumed / "model.safetensors").exists()
+    metrics = pretrain_mlm(small_corpus, resumed, TINY, no_mask=True, show_progress=False, resume=True)
+    assert metrics["resumed_from_step"] == 3
+    assert same_weights(out, resumed)
+    other = tmp_path / "d"
+    pretrain_mlm(small_corpus, other, TINY, no_mask=True, show_progress=False, seed=1)
+    assert not same_weights(out, other)
+
+
+def test_pretrain_masks_rare_identifiers(tmp_path, small_records):
+    """With the masking step, a name seen for one patient only never reaches the
+    tokenizer or the model."""
+    pytest.importorskip("spacy_deid.frequency")
+    from spacy_deid.pretrain import load_mask_pipeline, masked_texts
+
+    records = [dict(r) for r in small_records[:60]]
+    records[0]["text"] = records[0]["text"] + " Seen with Qwertyzane twice."
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
+    cfg = tmp_path / "mask.cfg"
+    cfg.write_text(
+        "[paths]\ncorpus = null\n[nlp]\nlang = \"en\"\npipeline = [\"frequency_masker\", \"mlm_resampler\"]\n"
+        "[components]\n[components.mlm_resampler]\nfactory = \"mlm_resampler\"\n"
+        "[components.frequency_masker]\nfactory = \"frequency_masker\"\nk = 3\n[initialize]\n"
+        "[initialize.components]\n[initialize.components.frequency_masker]\n"
+        "[initialize.components.frequency_masker.corpus]\n@readers = \"spacy_deid.records.v1\"\n"
+        "path = ${paths.corpus}\n"
+    )
+    nlp = load_mask_pipeline(corpus, mask_config=cfg)
+    assert nlp.pipe_names == ["frequency_masker"]  # the resampler (no model yet) is left out
+    texts = list(masked_texts(records, nlp))
+    assert "[UNK]" in texts[0] and not any("qwertyzane" in t.lower() for t in texts)
+    assert "Qwertyzane" in records[0]["text"]
+
+
+def test_pretrain_requires_a_masking_step(tmp_path, small_corpus):
+    with pytest.raises(FatalError, match="frequency-masking"):
+        pretrain_mlm(small_corpus, tmp_path / "x", TINY, show_progress=False)
+    with pytest.raises(FatalError, match="Corpus not found"):
+        pretrain_mlm(tmp_path / "none.jsonl", tmp_path / "x", TINY, no_mask=True)
+
+
+def test_cli_errors(tmp_path, small_corpus):
+    from typer.testing import CliRunner
+
+    from spacy_deid.cli import _load_command_modules, app
+
+    _load_command_modules()
+    runner = CliRunner()
+    res = runner.invoke(app, ["pretrain", str(tmp_path / "none.jsonl"), str(tmp_path / "o")])
+    assert res.exit_code != 0 and "Corpus not found" in res.output
+    res = runner.invoke(app, ["pretrain", str(small_corpus), str(tmp_path / "o"), "--mask-config", str(tmp_path / "x.cfg")])
+    assert res.exit_code != 0 and "Mask config not found" in res.output
