@@ -33,7 +33,7 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from .edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
-from .frequency_counts import COUNT_UNITS, DistinctCounter, _in_sorted, load_confidence, lookup_counts
+from .frequency_counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from .frequency_items import ITEM_KINDS, ItemExtractor
 from .frequency_terms import HashedTerms
 from .util import RecordsReader, pipe_upstream, require_corpus
@@ -449,10 +449,10 @@ class FrequencyMasker(Pipe):
         pat = None
         allowed = self.allowed
         for _, keys in items.unigrams:
-            rare = ~_in_sorted(allowed, keys)
+            rare = ~in_sorted(allowed, keys)
             low[items.word_idx[rare]] = True
         for kind, keys, start, end in items.spans:
-            rare = ~_in_sorted(allowed, keys)
+            rare = ~in_sorted(allowed, keys)
             if not rare.any():
                 continue
             diff = np.zeros(n + 1, dtype=np.int32)

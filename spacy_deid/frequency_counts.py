@@ -41,7 +41,7 @@ _U = np.uint64
 COUNT_UNITS = ("patient", "document", "occurrence")
 
 
-def _in_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def in_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Membership of ``keys`` in a sorted uint64 array (vectorised)."""
     if len(sorted_keys) == 0 or len(keys) == 0:
         return np.zeros(len(keys), dtype=bool)
@@ -101,7 +101,7 @@ class DistinctCounter:
             keys = np.unique(keys)
         if self.unit == "patient":
             if len(self._saturated):
-                keys = keys[~_in_sorted(self._saturated, keys)]
+                keys = keys[~in_sorted(self._saturated, keys)]
                 if len(keys) == 0:
                     return
             self._buf_units.append(np.full(len(keys), unit, dtype=np.uint32))
@@ -125,7 +125,7 @@ class DistinctCounter:
             self._counts = np.bincount(inv, weights=weights, minlength=len(uniq)).astype(np.int64)
             return
         assert units is not None
-        keep = ~_in_sorted(self._saturated, keys)
+        keep = ~in_sorted(self._saturated, keys)
         pk = np.concatenate([self._pair_keys, keys[keep]])
         pu = np.concatenate([self._pair_units, units[keep]])
         order = np.lexsort((pu, pk))

@@ -12,7 +12,7 @@ from .util import Record, make_doc
 
 
 @registry.readers("spacy_deid.records.v1")
-def records_reader_v1(path: Union[str, Path], limit: int = 0) -> Callable[[], Iterator[Record]]:
+def records_reader_v1(path: Optional[Union[str, Path]] = None, limit: int = 0) -> Optional[Callable[[], Iterator[Record]]]:
     """Stream the valid records of one of our JSONL files.
 
     Used as ``[initialize.components.NAME.corpus]`` so components learn corpus
@@ -20,10 +20,13 @@ def records_reader_v1(path: Union[str, Path], limit: int = 0) -> Callable[[], It
     lines are skipped here (``sanitize`` reports them); the file is re-read on
     every call, so memory stays constant.
 
-    path (Union[str, Path]): the JSONL file.
+    path (Optional[Union[str, Path]]): the JSONL file; None (``paths.corpus`` unset)
+        gives None, and the component asking for it raises a clear config error.
     limit (int): read at most this many records (0: all).
-    RETURNS (Callable[[], Iterator[dict]]): a fresh stream on every call.
+    RETURNS (Optional[Callable[[], Iterator[dict]]]): a fresh stream on every call.
     """
+    if path is None:
+        return None
     path = Path(path)
     if not path.exists():
         raise FatalError(f"Corpus not found: {path}")

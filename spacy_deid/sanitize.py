@@ -31,7 +31,17 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .edits import render
-from .records import PASS_THROUGH, AtomicJSONLWriter, FatalError, LineResult, count_records, iter_lines
+from .records import (
+    PASS_THROUGH,
+    AtomicJSONLWriter,
+    FatalError,
+    LineResult,
+    count_records,
+    iter_lines,
+    iter_raw_lines,
+    open_input,
+    parse_line,
+)
 
 # Above this many characters a record gets an error record instead of being
 # processed: at ~200k chars/s (tokenizer + span_ruler on one core) 10 M characters
@@ -346,6 +356,71 @@ def process_lines(
         yield retry_alone(pending.popleft())
 
 
+# ---------------------------------------------------------------- n_process > 1
+# spaCy's own ``nlp.pipe(n_process=...)`` tokenises in the parent and ships every
+# Doc to a child and back as bytes; for pipelines whose components are cheap next
+# to that round trip (the frequency masker) it was 3.7x SLOWER than one process
+# (docs/scale_and_faults.md). Here the parent only reads raw lines and writes
+# output: worker processes parse, tokenise and run the pipeline on blocks of lines
+# (the Ray actors' scheme, with the standard library's ProcessPoolExecutor).
+_WORKER: Dict[str, Any] = {}
+
+
+def _worker_init(nlp: Language, options: Dict[str, Any]) -> None:
+    _WORKER["nlp"] = nlp
+    _WORKER["options"] = options
+
+
+def _worker_run(block: List[Tuple[int, bytes]]) -> List[Tuple[Optional[str], Dict[str, Any]]]:
+    lines = [parse_line(raw, line_no) for line_no, raw in block]
+    outs = process_lines(_WORKER["nlp"], lines, flag_duplicates=False, **_WORKER["options"])
+    return [(record_key(res), out) for res, out in zip(lines, outs)]
+
+
+def process_raw_in_pool(
+    nlp: Language,
+    raw_lines: Iterable[Tuple[int, bytes]],
+    n_process: int,
+    stats: SanitizeStats,
+    duplicates: DuplicateIds,
+    block_records: int = 256,
+    **options: Any,
+) -> Iterator[Dict[str, Any]]:
+    """Output records of (line number, raw bytes) input lines, in order, computed by
+    ``n_process`` worker processes that each hold the pipeline (inherited on fork,
+    pickled on spawn). At most ``2 * n_process + 1`` blocks are in flight, so memory
+    stays bounded. Duplicate ids are flagged here, in input order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from spacy.util import minibatch
+
+    def settle(future) -> Iterator[Dict[str, Any]]:
+        try:
+            results = future.result()
+        except BrokenProcessPool:
+            raise FatalError(
+                "A sanitize worker process died (out of memory, or killed); the output written so far is kept: "
+                "rerun with --resume"
+            ) from None
+        for rid, out in results:
+            if duplicates.check(rid):
+                out["duplicate_id"] = True
+            stats.count(out)
+            yield out
+
+    ctx = multiprocessing.get_context()
+    with ProcessPoolExecutor(n_process, mp_context=ctx, initializer=_worker_init, initargs=(nlp, options)) as pool:
+        pending: Deque[Any] = deque()
+        for block in minibatch(raw_lines, size=block_records):
+            pending.append(pool.submit(_worker_run, list(block)))
+            if len(pending) > 2 * n_process:
+                yield from settle(pending.popleft())
+        while pending:
+            yield from settle(pending.popleft())
+
+
 def _check_resume(output_path: Path, input_path: Path, done: int) -> DuplicateIds:
     """Replay the ids of the ``done`` records already written, and check that the
     partial output belongs to this input (its last record has the id of input
@@ -414,7 +489,7 @@ def sanitize_file(
     input_path (Union[str, Path]): input JSONL.
     output_path (Union[str, Path]): output JSONL; written as ``OUT.partial`` and renamed.
     batch_size (int): ``nlp.pipe`` batch size.
-    n_process (int): processes for ``nlp.pipe``.
+    n_process (int): worker processes, each with the pipeline (``process_raw_in_pool``).
     gpu_id (int): GPU to use, -1 for CPU.
     resume (bool): continue an interrupted run from ``OUT.partial``.
     keep_text (bool): also write the original text (off by default: privacy).
@@ -444,12 +519,16 @@ def sanitize_file(
 
         progress = tqdm(total=count_records(input_path), initial=writer.done, unit="doc", desc="sanitize")
     t0 = time.perf_counter()
+    fh = None
     try:
-        lines = iter_lines(input_path, skip=writer.done)
-        outputs = process_lines(
-            nlp, lines, batch_size=batch_size, n_process=n_process, keep_text=keep_text, stats=stats,
-            duplicates=duplicates, max_chars=max_chars, piece_chars=piece_chars,
-        )
+        options = dict(batch_size=batch_size, keep_text=keep_text, max_chars=max_chars, piece_chars=piece_chars)
+        if n_process > 1:
+            fh = open_input(input_path)
+            raw = islice(iter_raw_lines(fh), writer.done, None)
+            outputs = process_raw_in_pool(nlp, raw, n_process, stats, duplicates, **options)
+        else:
+            lines = iter_lines(input_path, skip=writer.done)
+            outputs = process_lines(nlp, lines, stats=stats, duplicates=duplicates, **options)
         for out in outputs:
             writer.write(out)
             if progress is not None:
@@ -460,6 +539,8 @@ def sanitize_file(
     finally:
         if progress is not None:
             progress.close()
+        if fh is not None:
+            fh.close()
     writer.commit()
     stats.timings["process_s"] = time.perf_counter() - t0
     return stats

@@ -436,6 +436,18 @@ class NeighborPseudonymizer:
         return options[int(r.integers(len(options)))]
 
 
+def gold_phi_words(records: Iterable[dict]) -> set:
+    """Lower-cased ``\\w+`` words inside the records' gold PHI spans (when given)."""
+    import re
+
+    words: set = set()
+    for rec in records:
+        text = rec.get("text") or ""
+        for sp in rec.get("spans") or []:
+            words.update(w.lower() for w in re.findall(r"\w+", text[sp["start"] : sp["end"]]))
+    return words
+
+
 def candidate_vocabulary(
     words: Iterable[str],
     make_doc: Optional[Callable[[str], Doc]] = None,
@@ -663,8 +675,12 @@ class SimilarityFilter(Pipe):
         # tokenised with nlp itself (the single-token check).
         counter = count_words(corpus(), scratch_tokenizer(nlp), count_by=self.count_by)
         frequent = counter.frequent(max(self.min_count, 1))
+        # A surrogate must never be someone's real identifier: a frequent word that
+        # occurs inside a gold PHI span of the corpus (a doctor's name or username
+        # shared by many patients) is no candidate, and so is never stored.
+        phi_words = gold_phi_words(corpus())
         self.candidates = candidate_vocabulary(
-            frequent, make_doc=make_doc, exclude=STOP_WORDS, max_candidates=self.max_candidates
+            frequent, make_doc=make_doc, exclude=set(STOP_WORDS) | phi_words, max_candidates=self.max_candidates
         )
         if not self.candidates:
             warnings.warn(

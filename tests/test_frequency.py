@@ -169,6 +169,22 @@ def test_pos_kind_separates_syntactic_positions():
     assert masked_words(nlp, "to report") == ["to", "report"]
 
 
+def test_dep_kind_separates_dependency_labels():
+    @Language.component("test_fake_parser", assigns=["token.dep"])
+    def fake_parser(doc):
+        for t in doc:  # a word is "nsubj" at the start of a doc, "dobj" elsewhere
+            t.dep_ = "nsubj" if t.i == 0 else "dobj"
+        return doc
+
+    records = [rec(i, "pain stops", f"p{i}") for i in range(5)] + [rec(9, "stops pain", "p9")]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_fake_parser")
+    fm = nlp.add_pipe("frequency_masker", config={"k": 3, "kinds": ["dep"]})
+    fm.initialize(nlp=nlp, corpus=lambda: iter(records))
+    assert masked_words(nlp, "pain stops") == []
+    assert masked_words(nlp, "stops pain") == ["stops", "pain"]
+
+
 # ---------------------------------------------------------------- counting units
 def test_counting_units():
     # "Zed" appears 4 times, in 4 documents of 2 patients

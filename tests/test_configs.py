@@ -1,0 +1,34 @@
+"""Config tests: every shipped config parses and resolves, and the default
+pipeline with the NER stays in sync with the one without."""
+from pathlib import Path
+
+import pytest
+from spacy import util
+
+import spacy_deid  # noqa: F401
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.cfg") if not p.name.startswith("pretrain")))
+def test_config_parses(name):
+    config = util.load_config(CONFIGS / name, interpolate=False)
+    assert config["nlp"]["lang"] == "en"
+    for comp in config["nlp"]["pipeline"]:
+        assert comp in config["components"], f"{name}: {comp} has no [components.{comp}] block"
+
+
+def test_default_ner_is_default_plus_ner():
+    base = util.load_config(CONFIGS / "default.cfg", interpolate=False)
+    ner = util.load_config(CONFIGS / "default_ner.cfg", interpolate=False)
+    assert ner["nlp"]["pipeline"] == ["tok2vec", "ner", *base["nlp"]["pipeline"]]
+    for comp in base["nlp"]["pipeline"]:
+        assert ner["components"][comp] == base["components"][comp], comp
+    assert ner["initialize"] == base["initialize"]
+
+
+def test_default_pipeline_builds_without_initialize():
+    """All factories of the default pipeline resolve from entry points (no --code)."""
+    config = util.load_config(CONFIGS / "default.cfg", overrides={"paths.mlm": "/nonexistent/mlm"}, interpolate=False)
+    nlp = util.load_model_from_config(config, auto_fill=True, validate=True)
+    assert nlp.pipe_names == ["phi_ruler", "frequency_masker", "mlm_resampler", "similarity_filter", "doc_swapper"]
