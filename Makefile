@@ -22,8 +22,14 @@ $(STAMP): setup.cfg constraints.txt pyproject.toml
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev,ray]"
 	touch $(STAMP)
 
+# The whole workflow (project.yml `all`) on the embedded synthetic corpus.
+# A rerun skips the steps whose inputs did not change.
 demo: install
-	$(PY) -m spacy_deid demo
+	$(PY) -m spacy project run all . $(DEMO_ARGS)
+	@echo "Report:    $(CURDIR)/reports/report.html"
+	@echo "Metrics:   $(CURDIR)/reports/metrics.json"
+	@echo "Sanitised: $(CURDIR)/reports/sanitized.jsonl"
+	@echo "Package:   $(CURDIR)/packages/ (pip install the wheel in dist/)"
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

@@ -78,23 +78,17 @@ print(json.dumps({"n_docs": done, "seconds": time.perf_counter() - t0, "changed_
 '''
 
 
-def coarse_shape(text: str) -> str:
-    if any(c.isalpha() for c in text):
-        return "word"
-    if any(c.isdigit() for c in text):
-        return "number"
-    return "punct"
-
-
-def run_ours(model: Path, records, batch_size: int, seed: int, window_size: int):
+def run_ours(model: Path, records, batch_size: int, seed: int, window_size: int, keep_shape: bool):
     import spacy
 
     import spacy_deid  # noqa: F401
     from spacy_deid.edits import MLM, get_edits
+    from spacy_deid.mlm import coarse_shape
     from spacy_deid.util import make_doc
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("mlm_resampler", config={"model": str(model), "seed": seed, "window_size": window_size})
+    config = {"model": str(model), "seed": seed, "window_size": window_size, "keep_shape": keep_shape}
+    nlp.add_pipe("mlm_resampler", config=config)
     nlp.initialize()
     list(nlp.pipe([make_doc(nlp, r) for r in records[:4]]))  # warm-up (model load), not timed
     docs = [make_doc(nlp, r) for r in records]
@@ -144,6 +138,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64, help="Docs per nlp.pipe batch (ours)")
     parser.add_argument("--window-size", type=int, default=128, help="Window size (clamped to the model)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep-shape", action="store_true", help="Ours with keep_shape = true")
     parser.add_argument("--peers-python", type=Path, default=ROOT / "benchmarks" / ".venv-peers" / "bin" / "python",
                         help="Python of the venv with nlpaug")
     parser.add_argument("--nlpaug-max-seconds", type=float, default=300.0,
@@ -162,7 +157,7 @@ def main() -> None:
 
     records = list(iter_records(args.data, limit=args.skip + args.n_docs))[args.skip:]
     load_before = os.getloadavg()
-    ours, tokens_per_doc = run_ours(args.model, records, args.batch_size, args.seed, args.window_size)
+    ours, tokens_per_doc = run_ours(args.model, records, args.batch_size, args.seed, args.window_size, args.keep_shape)
     result = {"data": args.data.name, "model": str(args.model), "cpu_count": os.cpu_count(), "ours": ours}
     print(f"ours:   {ours['tokens_per_s']:>9.1f} tokens/s  {ours['replaced_per_s']:>8.1f} replaced/s  "
           f"({ours['n_docs']} notes, {ours['seconds']:.1f}s, mask rate {ours['mask_rate']:.3f}, "

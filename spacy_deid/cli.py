@@ -182,21 +182,6 @@ def sanitize_cmd(
         msg.warn(f"Errors by kind: {json.dumps(stats.errors_by_kind)}")
 
 
-@app.command("demo")
-def demo_cmd(
-    out_dir: Path = typer.Option(Path("demo_output"), "--out", help="Output directory"),
-    n_docs: int = typer.Option(1000, "--n-docs", help="Notes to generate"),
-    n_patients: int = typer.Option(150, "--n-patients", help="Patients"),
-    seed: int = typer.Option(0, "--seed"),
-    config: Path = typer.Option(Path("configs/default.cfg"), "--config"),
-):
-    """The main job on the embedded synthetic corpus: generate, fit, sanitise, report."""
-    from .demo import run_demo
-
-    report = run_guarded(run_demo, out_dir, n_docs=n_docs, n_patients=n_patients, seed=seed, config=config)
-    msg.good(f"Results in {out_dir}: {report}")
-
-
 def _load_command_modules() -> None:
     for name in COMMAND_MODULES:
         importlib.import_module(name)

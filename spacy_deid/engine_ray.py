@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .records import AtomicJSONLWriter, Chunk, FatalError, dumps, iter_chunk, parse_line, scan_chunks
+from .records import AtomicJSONLWriter, Chunk, FatalError, dumps, parse_line, scan_chunks
 from .sanitize import (
     DEFAULT_MAX_CHARS,
     DuplicateIds,
@@ -59,8 +59,8 @@ from .sanitize import (
 RAY_INSTALL_HINT = "pip install 'spacy-deid[ray]'"
 MANIFEST_VERSION = 1
 SHARD_PREFIX = "shard-"
-# Read tasks only slice bytes out of the file: they take a small CPU share so
-# that they can run next to actors that hold all the CPUs (2 actors on 2 cores).
+# Read tasks only slice bytes out of the file: they ask for no CPU, so that they
+# can run next to actors that hold all the CPUs (2 actors on 2 cores).
 READ_TASK_CPUS = 0
 
 
@@ -118,33 +118,50 @@ def ray_session(address: Optional[str] = None, num_cpus: Optional[int] = None, q
 # ---------------------------------------------------------------------- reading
 
 
-def _read_chunk(path: str, chunk: Chunk, skip: Tuple[Tuple[int, int], ...]):
-    """One read task: the rows of a chunk, minus the record ranges in ``skip``."""
-    import pyarrow as pa
-
-    index, line_no, raw = [], [], []
-    for i, ln, data in iter_chunk(path, chunk):
-        if any(lo <= i < hi for lo, hi in skip):
-            continue
-        index.append(i)
-        line_no.append(ln)
-        raw.append(data)
-    # large_binary: a single record may be tens of MB
-    yield pa.table(
-        {
-            "index": pa.array(index, pa.int64()),
-            "line_no": pa.array(line_no, pa.int64()),
-            "raw": pa.array(raw, pa.large_binary()),
-        }
-    )
-
-
 @functools.lru_cache(maxsize=None)
 def _datasource_class():
     """The Datasource class (defined lazily: Ray is an optional import)."""
     require_ray()
     from ray.data.block import BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
+
+    def read_chunk(path: str, start: int, end: int, first_line: int, first_index: int, skip: Tuple[Tuple[int, int], ...]):
+        """One read task: the rows of a chunk, minus the record ranges in ``skip``.
+
+        Defined here, with no reference to spacy_deid, so that cloudpickle ships it
+        by value: a read task's worker process then never imports spaCy (imported,
+        every reader held ~300 MB). Line rules as ``records.iter_raw_lines``: a line
+        ends at b"\\n", blank lines (bytes.strip() empty) are not records, a trailing
+        \\r\\n is cut; ``test_ray_output_equals_local_output`` holds the two together.
+        """
+        import pyarrow as pa
+
+        index, line_no, raw = [], [], []
+        i = first_index
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            remaining = end - start
+            n = first_line
+            while remaining > 0:
+                data = fh.readline(remaining)
+                if not data:
+                    break
+                remaining -= len(data)
+                if data.strip():
+                    if not any(lo <= i < hi for lo, hi in skip):
+                        index.append(i)
+                        line_no.append(n)
+                        raw.append(data.rstrip(b"\r\n"))
+                    i += 1
+                n += 1
+        # large_binary: a single record may be tens of MB
+        yield pa.table(
+            {
+                "index": pa.array(index, pa.int64()),
+                "line_no": pa.array(line_no, pa.int64()),
+                "raw": pa.array(raw, pa.large_binary()),
+            }
+        )
 
     class JSONLinesChunks(Datasource):
         """Reads chosen chunks of a JSONL file as raw lines (one read task per chunk)."""
@@ -163,7 +180,8 @@ def _datasource_class():
             for chunk in self.chunks:
                 skip = tuple((lo, hi) for lo, hi in self.skip if lo < chunk.index + chunk.n and hi > chunk.index)
                 meta = BlockMetadata(num_rows=None, size_bytes=chunk.end - chunk.start, exec_stats=None, input_files=(self.path,))
-                tasks.append(ReadTask(functools.partial(_read_chunk, self.path, chunk, skip), meta))
+                args = (self.path, chunk.start, chunk.end, chunk.line_no, chunk.index, skip)
+                tasks.append(ReadTask(functools.partial(read_chunk, *args), meta))
             return tasks
 
         def get_name(self) -> str:
@@ -172,11 +190,20 @@ def _datasource_class():
     return JSONLinesChunks
 
 
-def read_lines_dataset(path: Union[str, Path], chunks: Sequence[Chunk], skip: Sequence[Tuple[int, int]] = ()):
-    """A Ray Dataset of the raw lines of ``chunks`` (columns index, line_no, raw)."""
+def read_lines_dataset(
+    path: Union[str, Path], chunks: Sequence[Chunk], skip: Sequence[Tuple[int, int]] = (), concurrency: int = 2
+):
+    """A Ray Dataset of the raw lines of ``chunks`` (columns index, line_no, raw).
+
+    Read tasks take no CPU (they would starve behind actors that hold all CPUs),
+    so ``concurrency`` caps how many run at once: reading is cheap, and without a
+    cap Ray starts one worker process per chunk at the same moment.
+    """
     ray = require_ray()
     source = _datasource_class()(str(Path(path).resolve()), chunks, skip)
-    return ray.data.read_datasource(source, override_num_blocks=max(1, len(chunks)), num_cpus=READ_TASK_CPUS)
+    return ray.data.read_datasource(
+        source, override_num_blocks=max(1, len(chunks)), num_cpus=READ_TASK_CPUS, concurrency=max(1, concurrency)
+    )
 
 
 # ---------------------------------------------------------------------- workers
@@ -500,7 +527,7 @@ def sanitize_file_ray(
             with ray_session(address) as ray:
                 timings["start_s"] = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                ds = read_lines_dataset(input_path, todo, skip=covered)
+                ds = read_lines_dataset(input_path, todo, skip=covered, concurrency=num_workers)
                 ds = ds.map_batches(
                     SanitizeWorker,
                     fn_constructor_kwargs={

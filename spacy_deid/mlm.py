@@ -70,6 +70,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "window_size": 128,
     "context": 32,
     "match_case": True,
+    "keep_shape": False,
     "device": None,
 }
 
@@ -161,6 +162,15 @@ def datasifter_mask(
             elif coef > coef_min:
                 coef = max(coef_min, coef - coef_step)
     return masked
+
+
+def coarse_shape(text: str) -> str:
+    """"word" (has a letter), "number" (has a digit, no letter) or "punct"."""
+    if any(c.isalpha() for c in text):
+        return "word"
+    if any(c.isdigit() for c in text):
+        return "number"
+    return "punct"
 
 
 # ---------------------------------------------------------------------------
@@ -524,6 +534,7 @@ class MLMSampler:
         top_k: int = 50,
         reject: Union[Reject, Sequence[Optional[Reject]], None] = None,
         match_case: bool = True,
+        keep_shape: bool = False,
     ) -> List[List[List[str]]]:
         """Sample replacement words for target tokens of many documents.
 
@@ -553,6 +564,8 @@ class MLMSampler:
             privacy filter, one for all docs or one per doc.
         match_case (bool): with a lower-casing tokenizer, give a candidate the
             original's case pattern (Title, UPPER).
+        keep_shape (bool): only words of the original's coarse shape
+            (``coarse_shape``: word, number or punctuation).
         RETURNS (List[List[List[str]]]): per doc, per target, the ranked candidates.
         """
         if len(targets) != len(docs):
@@ -592,6 +605,7 @@ class MLMSampler:
                 k += 1
                 original = doc[t].text
                 orig_key = original.casefold()
+                orig_shape = coarse_shape(original) if keep_shape else None
                 vals, ids = top_vals[m], top_ids[m]
                 ranked = ranks[k] if temperature > 0 else numpy.arange(top_k)
                 chosen: List[str] = []
@@ -607,6 +621,8 @@ class MLMSampler:
                         if key in seen:
                             continue
                         seen.add(key)
+                        if orig_shape is not None and coarse_shape(word) != orig_shape:
+                            continue
                         if rej is not None and rej(word):
                             continue
                         chosen.append(word)
@@ -675,6 +691,7 @@ def make_mlm_resampler(
     window_size: int,
     context: int,
     match_case: bool,
+    keep_shape: bool,
     device: Optional[str],
 ) -> "MLMResampler":
     """Create the mlm_resampler (see ``MLMResampler`` and docs/mlm_resampler.md)."""
@@ -704,6 +721,7 @@ def make_mlm_resampler(
         window_size=window_size,
         context=context,
         match_case=match_case,
+        keep_shape=keep_shape,
         device=device,
     )
 
@@ -748,6 +766,7 @@ class MLMResampler(Pipe):
         window_size: int = 128,
         context: int = 32,
         match_case: bool = True,
+        keep_shape: bool = False,
         device: Optional[str] = None,
     ):
         if not 0.0 <= max_mask_fraction <= 1.0:
@@ -782,6 +801,7 @@ class MLMResampler(Pipe):
         self.window_size = window_size
         self.context = context
         self.match_case = match_case
+        self.keep_shape = keep_shape
         self.device = device
         self._nlp_ref = weakref.ref(nlp) if nlp is not None else None
         self._sampler: Optional[MLMSampler] = None
@@ -975,6 +995,7 @@ class MLMResampler(Pipe):
                 top_k=self.top_k,
                 reject=rejects,
                 match_case=self.match_case,
+                keep_shape=self.keep_shape,
             )
         else:
             cands = [[] for _ in docs]

@@ -19,6 +19,7 @@ see each piece as a document.
 """
 import json
 import os
+import itertools
 import sys
 import time
 from collections import deque
@@ -231,6 +232,24 @@ def _make_doc(nlp: Language, record: Dict[str, Any], index: int, text: Optional[
     return doc
 
 
+def set_error_handlers(nlp: Language, handler) -> None:
+    """Set ``handler`` on every component that can take one.
+
+    ``Language.set_error_handler`` stops at the first component that cannot: the
+    Cython parser-based components (``ner``, ``parser``) of spaCy 3.8 have no
+    ``error_handler`` slot and raise AttributeError. Those keep spaCy's default
+    (raise); an exception there reaches ``process_lines``'s retry path.
+    """
+    for _, proc in nlp.pipeline:
+        setter = getattr(proc, "set_error_handler", None)
+        if setter is None:
+            continue
+        try:
+            setter(handler)
+        except AttributeError:
+            pass
+
+
 class _KeepGoing:
     """spaCy error handler that lets the stream go on (the failed docs are detected
     by their missing index and retried alone). A module-level class, not a closure,
@@ -288,11 +307,16 @@ def process_lines(
     stats = stats if stats is not None else SanitizeStats()
     duplicates = duplicates if duplicates is not None else DuplicateIds()
     piece_chars = nlp.max_length if piece_chars is None else piece_chars
-    nlp.set_error_handler(_KeepGoing())
+    set_error_handlers(nlp, _KeepGoing())
     pending: Deque[_Pending] = deque()
 
+    stream = iter(lines)
+    counter = itertools.count()
+
     def feed() -> Iterator[Doc]:
-        for index, res in enumerate(lines):
+        # resumable: after a component raised, a new feed() goes on where this stopped
+        for res in stream:
+            index = next(counter)
             item = _Pending(index, res)
             pending.append(item)
             if res.record is None:
@@ -332,26 +356,38 @@ def process_lines(
         if res.record is None or item.error is not None:
             return finish(item, None)
         texts = item.texts or [res.record["text"]]
-        nlp.set_error_handler(_raise)
+        set_error_handlers(nlp, _raise)
         try:
             docs = list(nlp.pipe([_make_doc(nlp, res.record, -1, t, part) for part, t in enumerate(texts)]))
             return finish(item, docs)
         except Exception as exc:  # one bad record never stops the run
             return finish(item, None, f"record {res.key!r}: {type(exc).__name__}: {exc}")
         finally:
-            nlp.set_error_handler(_KeepGoing())
+            set_error_handlers(nlp, _KeepGoing())
 
-    pipe = nlp.pipe(feed(), batch_size=batch_size, n_process=n_process)
-    for doc in pipe:
-        meta = doc._.deid_record
-        index, part = meta["_index"], meta.get("_part", 0)
-        while pending and pending[0].index < index:
-            yield retry_alone(pending.popleft())
-        item = pending[0]
-        item.docs[part] = doc
-        if len(item.docs) == len(item.offsets):
-            pending.popleft()
-            yield finish(item, [item.docs[p] for p in range(len(item.offsets))])
+    while True:
+        try:
+            for doc in nlp.pipe(feed(), batch_size=batch_size, n_process=n_process):
+                meta = doc._.deid_record
+                index, part = meta["_index"], meta.get("_part", 0)
+                while pending and pending[0].index < index:
+                    yield retry_alone(pending.popleft())
+                item = pending[0]
+                item.docs[part] = doc
+                if len(item.docs) == len(item.offsets):
+                    pending.popleft()
+                    yield finish(item, [item.docs[p] for p in range(len(item.offsets))])
+            break
+        except FatalError:
+            raise
+        except Exception:
+            # A component that takes no error handler (spaCy's Cython ner/parser)
+            # raised and ended nlp.pipe: every record in flight is retried alone
+            # (the culprit gets its error record), then the stream goes on.
+            if not pending:
+                raise  # nothing in flight: the error is not a component's
+            while pending:
+                yield retry_alone(pending.popleft())
     while pending:  # records dropped at the end of the stream, and trailing bad lines
         yield retry_alone(pending.popleft())
 

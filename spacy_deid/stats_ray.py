@@ -192,7 +192,7 @@ class RayStats:
         names = nlp.pipe_names
         exclude = names[names.index(name):]  # this component and the ones after it
         nlp_bytes = nlp.to_bytes(exclude=exclude)
-        ds = read_lines_dataset(corpus_path, chunks, skip=skip)
+        ds = read_lines_dataset(corpus_path, chunks, skip=skip, concurrency=self.num_workers)
         return ds.map_batches(
             UpstreamWorker,
             fn_constructor_kwargs={

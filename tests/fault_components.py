@@ -1,10 +1,13 @@
 """Components for the fault tests, importable with ``--code tests/fault_components.py``
 (the CLI, a killed subprocess and every Ray worker load them the same way)."""
+import os
 import time
 
 from spacy.language import Language
 
 from spacy_deid.edits import add_edit
+
+_MAIN_PID = os.getpid()  # the process that imported this file first (a fork keeps the value)
 
 
 class SlowMask:
@@ -12,13 +15,16 @@ class SlowMask:
     run is slow enough to be killed mid-way) and raises on a doc containing
     ``explode_on`` (a component that fails on one record)."""
 
-    def __init__(self, delay: float, explode_on: str):
+    def __init__(self, delay: float, explode_on: str, die_on: str = ""):
         self.delay = delay
         self.explode_on = explode_on
+        self.die_on = die_on
 
     def __call__(self, doc):
         if self.explode_on and self.explode_on in doc.text:
             raise RuntimeError("boom on purpose")
+        if self.die_on and self.die_on in doc.text and os.getpid() != _MAIN_PID:
+            os._exit(3)  # a worker process dies (as if killed by the OOM killer); never the main process
         if self.delay:
             time.sleep(self.delay)
         for ent in doc.ents:
@@ -26,12 +32,12 @@ class SlowMask:
         return doc
 
 
-@Language.factory("deid_test_slow_mask", default_config={"delay": 0.0, "explode_on": "EXPLODE"})
-def make_slow_mask(nlp: Language, name: str, delay: float, explode_on: str) -> SlowMask:
-    return SlowMask(delay, explode_on)
+@Language.factory("deid_test_slow_mask", default_config={"delay": 0.0, "explode_on": "EXPLODE", "die_on": ""})
+def make_slow_mask(nlp: Language, name: str, delay: float, explode_on: str, die_on: str) -> SlowMask:
+    return SlowMask(delay, explode_on, die_on)
 
 
-def build_pipeline(delay: float = 0.0):
+def build_pipeline(delay: float = 0.0, die_on: str = ""):
     """blank English + the shipped PHI patterns + the slow mask."""
     import spacy
 
@@ -40,7 +46,7 @@ def build_pipeline(delay: float = 0.0):
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("span_ruler", config={"spans_key": None, "annotate_ents": True})
     ruler.add_patterns(phi_patterns_v1())
-    nlp.add_pipe("deid_test_slow_mask", config={"delay": delay})
+    nlp.add_pipe("deid_test_slow_mask", config={"delay": delay, "die_on": die_on})
     return nlp
 
 

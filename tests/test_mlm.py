@@ -237,6 +237,17 @@ def test_component_edits(tiny_model, texts):
         assert doc._.deid_text != doc.text
 
 
+def test_keep_shape(tiny_model, texts):
+    from spacy_deid.mlm import coarse_shape
+
+    assert [coarse_shape(w) for w in ("Smith", "12/03", "--", "3rd")] == ["word", "number", "punct", "word"]
+    nlp = make_nlp(tiny_model, keep_shape=True)
+    edits = [e for d in nlp.pipe(texts[:3]) for e in get_edits(d)]
+    assert any(coarse_shape(e.text) == "number" for e in edits)
+    for e in edits:
+        assert all(coarse_shape(c) == coarse_shape(e.text) for c in e._.deid_audit["candidates"])
+
+
 def test_upstream_edits_and_entities_are_resampled(tiny_model):
     @Language.component("test_mark_upstream")
     def mark(doc):

@@ -181,3 +181,38 @@ def test_import_needs_no_torch_or_transformers():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "ok"
+
+
+class _NoHandlerPipe:
+    """Like spaCy 3.8's Cython ner: takes no error handler, raises from pipe()."""
+
+    def set_error_handler(self, handler):
+        raise AttributeError("'EntityRecognizer' object has no attribute 'error_handler'")
+
+    def __call__(self, doc):
+        if "EXPLODE" in doc.text:
+            raise RuntimeError("ner failed on purpose")
+        return doc
+
+    def pipe(self, docs, batch_size=128):
+        for doc in docs:
+            yield self(doc)
+
+
+@Language.factory("test_no_handler")
+def _make_no_handler(nlp, name):
+    return _NoHandlerPipe()
+
+
+def test_component_without_error_handler_does_not_end_the_run(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_no_handler")
+    nlp.add_pipe("test_mask_ents")
+    lines = [json.dumps({"id": str(i), "text": "EXPLODE" if i in (3, 11) else f"note {i}"}) for i in range(20)]
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write(inp, lines)
+    sanitize_file(nlp, inp, out, batch_size=4)
+    recs = _read(out)
+    assert [r["id"] for r in recs] == [str(i) for i in range(20)]
+    assert [i for i, r in enumerate(recs) if r["status"] == "error"] == [3, 11]
+    assert "ner failed on purpose" in recs[3]["error"]

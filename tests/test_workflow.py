@@ -1,0 +1,113 @@
+"""Slow end-to-end test: the `all` workflow of project.yml on a tiny generated
+corpus, then the packaged wheel installed into a fresh venv and loaded by name."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY_VARS = {
+    "n_docs": 160,
+    "n_patients": 40,
+    "ner_train_docs": 40,
+    "ner_dev_docs": 20,
+    "mlm_steps": 30,
+    "ner_steps": 100,
+    "sweep_k": "2,5",
+    "sweep_p_n": "0.75",
+    "sweep_limit": 40,
+    "package_name": "deid_e2e",
+}
+
+
+def _env():
+    return dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    proj = tmp_path_factory.mktemp("project")
+    shutil.copy(ROOT / "project.yml", proj / "project.yml")
+    for name in ("configs", "assets"):
+        shutil.copytree(ROOT / name, proj / name)
+    # deps of the steps that name package files
+    shutil.copytree(ROOT / "spacy_deid", proj / "spacy_deid", ignore=shutil.ignore_patterns("__pycache__"))
+    args = [sys.executable, "-m", "spacy", "project", "run", "all", str(proj)]
+    for key, value in TINY_VARS.items():
+        args += [f"--vars.{key}", str(value)]
+    res = subprocess.run(args, cwd=proj, capture_output=True, text=True, env=_env(), timeout=1500)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return proj
+
+
+@pytest.mark.slow
+def test_all_workflow_outputs_and_metrics(project):
+    for rel in (
+        "corpus/generated.jsonl",
+        "corpus/test.jsonl",
+        "models/mlm/config.json",
+        "models/vectors",
+        "training/ner/model-best",
+        "models/deid/config.cfg",
+        "reports/sanitized.jsonl",
+        "reports/sweep.json",
+        "reports/metrics.json",
+        "reports/report.html",
+        "reports/leakage.png",
+        "reports/tradeoff.png",
+    ):
+        assert (project / rel).exists(), rel
+    n_test = sum(1 for _ in (project / "corpus/test.jsonl").open())
+    outs = [json.loads(l) for l in (project / "reports/sanitized.jsonl").open()]
+    assert len(outs) == n_test and all(o["status"] == "ok" for o in outs)
+    assert all("text" not in o for o in outs)
+    m = json.loads((project / "reports/metrics.json").read_text())
+    leak = m["privacy"]["leakage_all"]
+    assert leak["n"] > 100
+    assert 0.0 <= leak["leak_rate"] < 0.5  # the full pipeline removes most PHI even when tiny
+    assert 0.0 < m["utility"]["non_phi"]["kept_share"] <= 1.0
+    assert m["privacy"]["cross_patient"]["rate"] < 0.2
+    assert len(m["tradeoff"]) == 3
+    # a rerun skips what did not change
+    res = subprocess.run(
+        [sys.executable, "-m", "spacy", "project", "run", "evaluate", str(project), "--vars.package_name", "deid_e2e"],
+        cwd=project, capture_output=True, text=True, env=_env(),
+    )
+    assert res.returncode == 0 and "Skipping" in res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_packaged_wheel_loads_by_name_in_fresh_venv(project, tmp_path):
+    wheels = list((project / "packages").glob("*/dist/*.whl"))
+    assert len(wheels) == 1, wheels
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    # The fresh venv sees our installed dependencies through a .pth file (a full
+    # reinstall of torch & co. would take minutes); the pipeline package itself is
+    # installed into it from the wheel, without dependencies.
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n" + str(ROOT) + "\n")
+    res = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheels[0])], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    code = (
+        "import spacy, json\n"
+        "nlp = spacy.load('en_deid_e2e')\n"
+        "print(json.dumps({'pipes': nlp.pipe_names, 'path': str(nlp.path)}))\n"
+        "docs = list(nlp.pipe(['Seen by Dr Quibbleworth on 03/14/2019, call 555-123-4567.'] * 3))\n"
+        "print(json.dumps({'ok': all('555-123-4567' not in d._.deid_text for d in docs)}))\n"
+    )
+    res = subprocess.run([str(py), "-c", code], capture_output=True, text=True, env=_env(), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = [json.loads(l) for l in res.stdout.strip().splitlines()]
+    assert "mlm_resampler" in lines[0]["pipes"] and "ner" in lines[0]["pipes"]
+    assert "site-packages" in lines[0]["path"]  # loaded from the installed package
+    pkg = Path(lines[0]["path"])
+    assert (pkg / "mlm_resampler").exists() and (pkg / "vocab" / "vectors").exists()
+    assert lines[1]["ok"]
