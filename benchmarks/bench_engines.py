@@ -96,6 +96,9 @@ class TreeMemory(threading.Thread):
 def run_measured(cmd: List[str], env: Optional[dict] = None) -> dict:
     """Run a command; wall time, exit code, peak memory of its process tree, and
     the last line of stdout parsed as JSON (the runner's report)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
     mem = TreeMemory(proc.pid)
@@ -103,11 +106,17 @@ def run_measured(cmd: List[str], env: Optional[dict] = None) -> dict:
     out, err = proc.communicate()
     mem.stop()
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the whole tree (every descendant that was waited for: pool
+    # workers, Ray's raylet and workers); unlike wall time it hardly depends on
+    # what else runs on the machine
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-3000:]}")
     report = json.loads(out.strip().splitlines()[-1])
     report.update(
         wall_s=round(wall, 2),
+        cpu_s=round(cpu, 1),
         peak_pss_mb=round(mem.peak_pss_kb / 1024, 1),
         peak_rss_largest_process_mb=round(mem.peak_rss_kb / 1024, 1),
         peak_processes=mem.peak_procs,
@@ -195,7 +204,7 @@ def main() -> None:
     parser.add_argument("--skip-engines", action="store_true", help="only the streaming run")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the streaming run's input (0: skip)")
-    parser.add_argument("--stream-config", default="configs/base.cfg", help="pipeline of the streaming run")
+    parser.add_argument("--stream-config", default="configs/frequency.cfg", help="pipeline of the streaming run")
     # subprocess side
     parser.add_argument("--run-one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="local", help=argparse.SUPPRESS)
@@ -239,8 +248,11 @@ def main() -> None:
             outputs[name] = out
             print(json.dumps({k: v for k, v in runs[name].items() if k != "pss_mb_over_time"}), file=sys.stderr)
         base = runs["local_1proc"]["wall_s"]
+        base_cpu = runs["local_1proc"]["cpu_s"]
         for r in runs.values():
             r["speedup_vs_1proc"] = round(base / r["wall_s"], 2)
+            r["cpu_vs_1proc"] = round(r["cpu_s"] / max(base_cpu, 1e-9), 2)
+            r["docs_per_cpu_s"] = round(args.n_docs / max(r["cpu_s"], 1e-9), 1)
         ref = outputs["local_1proc"].read_bytes()
         results["same_output_as_local_1proc"] = {k: outputs[k].read_bytes() == ref for k in outputs}
         if not args.skip_ray:
@@ -265,7 +277,7 @@ def main() -> None:
     if args.stream_mb:
         src = _prepare(args, work)
         big = work / f"big_{args.stream_mb}mb.jsonl"
-        model = work / f"model_{Path(args.stream_config).stem}_stream"
+        model = work / f"model_{Path(args.stream_config).stem}_{args.n_docs}"  # the engines' model when the same config
         if not model.exists():
             subprocess.run([PY, "-m", "spacy_deid", "init", str(ROOT / args.stream_config), str(src), str(model)], check=True, cwd=str(ROOT))
         try:

@@ -1,6 +1,5 @@
 """Augmenters: label alignment, filtered MLM, neighbour pseudonyms, the reader, the CLI."""
 import json
-from pathlib import Path
 
 import numpy
 import pytest

@@ -83,7 +83,7 @@ def _contains(seq, sub):
     return any(seq[i : i + n] == sub for i in range(len(seq) - n + 1))
 
 
-@settings(max_examples=8, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(cfg=configs, data=st.data())
 def test_blacklisted_terms_never_appear_in_the_output(corpus, vocabulary, cfg, data):
     terms = data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=3, unique=True), label="terms")
@@ -123,7 +123,7 @@ def _reference_counts(nlp, records, unit, case_fold):
     return {key: len(u) for key, u in units.items()}
 
 
-@settings(max_examples=8, **SETTINGS)
+@settings(max_examples=6, **SETTINGS)
 @given(cfg=configs)
 def test_items_below_k_never_appear_in_the_output(corpus, cfg):
     nlp = _fit(corpus, with_ruler=False, **cfg)

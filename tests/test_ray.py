@@ -89,7 +89,7 @@ def test_without_ray_the_error_names_the_extra(tmp_path):
 def test_ray_output_equals_local_output(tmp_path, ray_local, model_dir):
     from spacy_deid.engine_ray import sanitize_file_ray, shard_dir_for
 
-    lines = make_lines(700, seed=11)
+    lines = make_lines(400, seed=11)
     inp = tmp_path / "in.jsonl"
     write_lines(inp, lines)
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"

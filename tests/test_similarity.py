@@ -1,6 +1,5 @@
 """similarity_filter: the cosine filter policy, neighbour search, surrogates, the component."""
 import warnings
-from pathlib import Path
 
 import numpy
 import pytest

@@ -8,7 +8,6 @@ import pytest
 import spacy
 from typer.testing import CliRunner
 
-from spacy_deid.records import read_jsonl_list
 from spacy_deid.vectors import (
     FREQUENT_WORDS_FILE,
     RARE_TOKEN,
