@@ -195,7 +195,23 @@ def masked_texts(records: Iterable[Dict[str, Any]], nlp=None, batch_size: int = 
         return
     from .util import make_doc
 
-    for doc in nlp.pipe((make_doc(nlp, rec) for rec in records), batch_size=batch_size):
+    def with_gold(rec: Dict[str, Any]):
+        # Gold PHI spans, when the corpus has them, are hidden like detected PHI:
+        # an identifier shared by many patients (a doctor's name) passes the
+        # frequency rule, and the model must not learn it to sample it elsewhere.
+        doc = make_doc(nlp, rec)
+        if rec.get("spans"):
+            from spacy.util import filter_spans
+
+            from .registry import spans_to_entities
+
+            try:
+                doc.ents = filter_spans(spans_to_entities(rec, doc))
+            except ValueError:  # malformed gold spans: the mask pipeline still runs
+                pass
+        return doc
+
+    for doc in nlp.pipe((with_gold(rec) for rec in records), batch_size=batch_size):
         yield masked_text(doc)
 
 
@@ -333,6 +349,24 @@ def build_model(cfg: Dict[str, Any], vocab_size: int, seq_len: int, pad_id: int,
         **cfg,
     )
     return BertForMaskedLM(config)
+
+
+def init_output_bias(model, blocks: numpy.ndarray, special_ids: Sequence[int]) -> None:
+    """Start the output bias at the log unigram frequencies of the training tokens.
+
+    Adam moves a parameter by about ``lr`` per step, so a zero-initialised bias
+    needs thousands of steps just to learn word frequencies (log-frequency gaps of
+    5-10 nats); starting from the prior, the first steps go to context instead.
+    Add-one smoothing keeps unseen tokens finite; special tokens get the lowest value.
+    """
+    import torch
+
+    vocab_size = model.config.vocab_size
+    counts = numpy.bincount(blocks.ravel(), minlength=vocab_size)[:vocab_size].astype(numpy.float64)
+    counts[numpy.asarray(list(special_ids), dtype=numpy.int64)] = 0
+    log_prior = numpy.log((counts + 1.0) / (counts.sum() + vocab_size))
+    with torch.no_grad():
+        model.cls.predictions.bias.copy_(torch.from_numpy(log_prior.astype(numpy.float32)))
 
 
 def mlm_loss(model, inputs, labels, attention):
@@ -547,6 +581,7 @@ def pretrain_mlm(
     model = build_model(cfg["model"], len(tokenizer), seq_len, tokenizer.pad_token_id, seed).to(torch_device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
     scheduler = get_linear_schedule_with_warmup(optimizer, int(tr["warmup_steps"]), max(1, total_steps))
+    init_output_bias(model, train_blocks, tokenizer.all_special_ids)
     start_step = 0
     if resume and ckpt_exists:
         model, state, opt_state = _load_checkpoint(out, device)

@@ -26,7 +26,7 @@ def test_cross_patient_rate_ignores_shared_strings():
     assert cross_patient_rate(clean)["docs_with_foreign_phi"] == 0  # the shared hospital is no leak
     moved = [(a, {"status": "ok", "deid_text": "Patient Rosalind Brackett at X."}), clean[1]]
     res = cross_patient_rate(moved)
-    assert res["docs_with_foreign_phi"] == 1 and res["rate"] == 0.5
+    assert res["docs_with_foreign_phi"] == 1 and res["rate"] == 0.5 and res["rate_unique"] == 0.5
     assert cross_patient_rate([({"id": "x", "text": "t"}, {"status": "ok", "deid_text": "t"})]) is None
 
 

@@ -163,3 +163,18 @@ def test_cli_errors(tmp_path, small_corpus):
     assert res.exit_code != 0 and "Corpus not found" in res.output
     res = runner.invoke(app, ["pretrain", str(small_corpus), str(tmp_path / "o"), "--mask-config", str(tmp_path / "x.cfg")])
     assert res.exit_code != 0 and "Mask config not found" in res.output
+
+
+def test_gold_phi_spans_are_hidden_from_pretraining():
+    """A frequent identifier (a doctor's name shared by many patients) passes the
+    frequency rule; gold spans hide it from the MLM's training text all the same."""
+    import spacy
+
+    from spacy_deid.pretrain import masked_texts
+
+    nlp = spacy.blank("en")
+    text = "Seen by Dr Quillfeather today."
+    recs = [{"id": "1", "text": text, "spans": [{"start": 11, "end": 23, "label": "DOCTOR"}]}, {"id": "2", "text": text}]
+    hidden, plain = list(masked_texts(recs, nlp))
+    assert "Quillfeather" not in hidden and "Seen by Dr" in hidden
+    assert plain == text

@@ -190,7 +190,7 @@ def write_report(
         parts.append("<h2>Privacy</h2>" + _table(rows, ["label", "PHI tokens", "leak rate (at place)", "leak rate (anywhere)", "entity recall"]))
         cp = priv.get("cross_patient")
         if cp:
-            parts.append(f"<p>Cross-patient PHI: {cp['docs_with_foreign_phi']} of {cp['n_docs']} sanitised notes contain another patient's PHI string (rate {cp['rate']:.4f}).</p>")
+            parts.append(f"<p>Cross-patient PHI: {cp['docs_with_foreign_phi']} of {cp['n_docs']} sanitised notes contain another patient's PHI string (rate {cp['rate']:.4f}); {cp['docs_with_unique_foreign_phi']} contain a string unique to one other patient (rate {cp['rate_unique']:.4f}).</p>")
         png = plot_leakage(metrics, report_dir / "leakage.png")
         if png:
             parts.append("<img src='leakage.png' alt='leakage per label'>")

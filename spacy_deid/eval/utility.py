@@ -119,6 +119,9 @@ def cross_patient_rate(pairs: Iterable[Pair], min_chars: int = 4, labels: Option
     ``labels`` or all) of patient A found, as whole words, in the sanitised text of a
     document of patient B != A counts when B's own original text does not contain it
     (hospitals or doctors shared by many patients are not leaks of this kind).
+    ``rate_unique`` counts only strings that belong to exactly one other patient
+    (identifying that patient); ``rate`` counts any other patients' strings (a
+    shared doctor's name sampled into a note counts there).
     RETURNS None without patient ids.
     """
     pairs = [(g, o) for g, o in _ok(pairs) if g.get("patient_id") is not None]
@@ -137,11 +140,22 @@ def cross_patient_rate(pairs: Iterable[Pair], min_chars: int = 4, labels: Option
     # one alternation regex over all PHI strings: one scan per document
     strings = sorted(owners, key=len, reverse=True)
     pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in strings) + r")(?!\w)", re.IGNORECASE)
-    hits = 0
+    hits = hits_unique = 0
     for g, o in pairs:
+        found = found_unique = False
         for m in pattern.finditer(o.get("deid_text") or ""):
             s = m.group(0).lower()
-            if owners.get(s, set()) - {g["patient_id"]} and not _word_in(s, g["text"]):
-                hits += 1
-                break
-    return {"n_docs": len(pairs), "docs_with_foreign_phi": hits, "rate": hits / len(pairs)}
+            others = owners.get(s, set()) - {g["patient_id"]}
+            if others and not _word_in(s, g["text"]):
+                found = True
+                # a string of exactly one other patient identifies that patient
+                found_unique = found_unique or len(owners[s]) == 1
+        hits += found
+        hits_unique += found_unique
+    return {
+        "n_docs": len(pairs),
+        "docs_with_foreign_phi": hits,
+        "rate": hits / len(pairs),
+        "docs_with_unique_foreign_phi": hits_unique,
+        "rate_unique": hits_unique / len(pairs),
+    }
