@@ -66,20 +66,40 @@ def _kb(path: str, field: str) -> int:
     return 0
 
 
+def _cpu_ticks(pid: int) -> Optional[int]:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of proc(5))
+
+
 class TreeMemory(threading.Thread):
-    """Samples the PSS (sum) and RSS (max) of a process tree until stopped."""
+    """Samples the PSS (sum), RSS (max) and CPU time of a process tree until stopped.
+
+    CPU seconds are summed over every process seen (its last sample): this
+    includes Ray's workers, which the driver never waits for (so rusage of the
+    children would miss them); a process loses at most one sampling interval.
+    """
 
     def __init__(self, pid: int, every: float = 0.25):
         super().__init__(daemon=True)
         self.pid, self.every = pid, every
         self.peak_pss_kb = self.peak_rss_kb = self.peak_procs = 0
         self.samples: List[tuple] = []
+        self.cpu_ticks: Dict[int, int] = {}  # utime + stime per process, last seen
         self._halt = threading.Event()
 
     def run(self) -> None:
         t0 = time.perf_counter()
         while not self._halt.is_set():
             pids = _tree(self.pid)
+            for p in pids:
+                ticks = _cpu_ticks(p)
+                if ticks is not None:
+                    self.cpu_ticks[p] = max(self.cpu_ticks.get(p, 0), ticks)
             pss = sum(_kb(f"/proc/{p}/smaps_rollup", "Pss:") for p in pids)
             rss = max((_kb(f"/proc/{p}/status", "VmRSS:") for p in pids), default=0)
             self.peak_pss_kb = max(self.peak_pss_kb, pss)
@@ -96,9 +116,6 @@ class TreeMemory(threading.Thread):
 def run_measured(cmd: List[str], env: Optional[dict] = None) -> dict:
     """Run a command; wall time, exit code, peak memory of its process tree, and
     the last line of stdout parsed as JSON (the runner's report)."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
     mem = TreeMemory(proc.pid)
@@ -106,11 +123,9 @@ def run_measured(cmd: List[str], env: Optional[dict] = None) -> dict:
     out, err = proc.communicate()
     mem.stop()
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # CPU seconds of the whole tree (every descendant that was waited for: pool
-    # workers, Ray's raylet and workers); unlike wall time it hardly depends on
-    # what else runs on the machine
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # CPU seconds of the whole tree: unlike wall time, it hardly depends on what
+    # else runs on the machine
+    cpu = sum(mem.cpu_ticks.values()) / os.sysconf("SC_CLK_TCK")
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-3000:]}")
     report = json.loads(out.strip().splitlines()[-1])

@@ -49,7 +49,6 @@ from .sanitize import (
     DEFAULT_MAX_CHARS,
     DuplicateIds,
     SanitizeStats,
-    error_kind,
     import_code,
     load_pipeline,
     process_lines,

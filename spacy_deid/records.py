@@ -184,27 +184,6 @@ def scan_chunks(path: Union[str, Path], records_per_chunk: int = 1000, max_bytes
     return chunks
 
 
-def iter_chunk(path: Union[str, Path], chunk: Chunk) -> Iterator[Tuple[int, int, bytes]]:
-    """The records of one chunk as (record index, line number, raw bytes)."""
-    with open_input(path) as fh:
-        fh.seek(chunk.start)
-        remaining = chunk.end - chunk.start
-        index = chunk.index
-
-        def lines() -> Iterator[bytes]:
-            nonlocal remaining
-            while remaining > 0:
-                raw = fh.readline(remaining)
-                if not raw:
-                    return
-                remaining -= len(raw)
-                yield raw
-
-        for line_no, raw in iter_raw_lines(lines(), chunk.line_no):
-            yield index, line_no, raw
-            index += 1
-
-
 def iter_records(path: Union[str, Path], limit: int = 0) -> Iterator[Dict[str, Any]]:
     """Only the valid records of a JSONL file (for corpus statistics)."""
     for i, res in enumerate(r for r in iter_lines(path) if r.record is not None):

@@ -41,7 +41,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 from spacy.language import Language
 
-from .records import Chunk, FatalError, iter_lines, parse_line, scan_chunks
+from .records import FatalError, iter_lines, parse_line, scan_chunks
 from .sanitize import import_code
 
 RECORDS_READER = "spacy_deid.records.v1"

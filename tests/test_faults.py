@@ -384,3 +384,25 @@ def test_cli_rejects_unknown_engine(tmp_path):
         capture_output=True, text=True, env=_cli_env(),
     )
     assert res.returncode != 0 and "--engine must be" in res.stdout + res.stderr
+
+
+def test_scan_chunks_cover_every_record_once(tmp_path):
+    """The Ray engine's chunk table (byte ranges, first line number, first record
+    index) agrees with the local reader's numbering, blank lines included."""
+    from spacy_deid.records import iter_lines, iter_raw_lines, scan_chunks
+
+    lines = [b"", b"  "] + make_lines(57, seed=9) + [b"", b'{"id": "last", "text": "no newline at the end"}']
+    inp = tmp_path / "in.jsonl"
+    inp.write_bytes(b"\n".join(lines))  # no trailing newline
+    expected = [(res.line_no, i) for i, res in enumerate(iter_lines(inp))]
+    for size in (1, 7, 1000):
+        chunks = scan_chunks(inp, records_per_chunk=size)
+        got = []
+        with inp.open("rb") as fh:
+            for c in chunks:
+                fh.seek(c.start)
+                data = fh.read(c.end - c.start)
+                for k, (line_no, _) in enumerate(iter_raw_lines(iter(data.splitlines(keepends=True)), c.line_no)):
+                    got.append((line_no, c.index + k))
+                assert k + 1 == c.n
+        assert got == expected

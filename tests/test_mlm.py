@@ -9,7 +9,7 @@ import numpy
 import pytest
 import spacy
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits

@@ -38,6 +38,11 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
+def blank_nlp():
+    return spacy.blank("en")
+
+
+@pytest.fixture(scope="module")
 def vocabulary(corpus):
     """Lower-cased words of the corpus that are not PHI and not placeholder words."""
     nlp = spacy.blank("en")
@@ -83,7 +88,7 @@ def _contains(seq, sub):
     return any(seq[i : i + n] == sub for i in range(len(seq) - n + 1))
 
 
-@settings(max_examples=6, **SETTINGS)
+@settings(max_examples=5, **SETTINGS)
 @given(cfg=configs, data=st.data())
 def test_blacklisted_terms_never_appear_in_the_output(corpus, vocabulary, cfg, data):
     terms = data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=3, unique=True), label="terms")
@@ -123,7 +128,7 @@ def _reference_counts(nlp, records, unit, case_fold):
     return {key: len(u) for key, u in units.items()}
 
 
-@settings(max_examples=6, **SETTINGS)
+@settings(max_examples=5, **SETTINGS)
 @given(cfg=configs)
 def test_items_below_k_never_appear_in_the_output(corpus, cfg):
     nlp = _fit(corpus, with_ruler=False, **cfg)
@@ -155,12 +160,17 @@ junk_line = st.one_of(
 )
 
 
-@settings(max_examples=25, **SETTINGS)
-@given(lines=st.lists(junk_line, max_size=25))
-def test_n_lines_in_give_n_records_out(lines):
+@pytest.fixture(scope="module")
+def mask_nlp():
     import fault_components
 
-    nlp = fault_components.build_pipeline()
+    return fault_components.build_pipeline()
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(lines=st.lists(junk_line, max_size=25))
+def test_n_lines_in_give_n_records_out(mask_nlp, lines):
+    nlp = mask_nlp
     lines = [line.replace(b"\n", b" ") for line in lines]
     with tempfile.TemporaryDirectory() as tmp:
         inp, out = Path(tmp) / "in.jsonl", Path(tmp) / "out.jsonl"
@@ -217,9 +227,8 @@ def test_resolved_edits_never_overlap(doc):
 
 @settings(max_examples=40, **SETTINGS)
 @given(text=st.text(min_size=1, max_size=300))
-def test_rendering_is_the_identity_without_edits(text):
-    nlp = spacy.blank("en")
-    doc = nlp.make_doc(text)
+def test_rendering_is_the_identity_without_edits(blank_nlp, text):
+    doc = blank_nlp.make_doc(text)
     assert render(doc).text == text
     assert resolve_edits(doc) == []
 
