@@ -472,7 +472,24 @@ class FrequencyMasker(Pipe):
             reason[self.whitelist.match(items.lower, items.nonspace_idx)] = _KEEP
         if len(self.blacklist):
             reason[self.blacklist.match(items.lower, items.nonspace_idx)] = _BLACK
+            if self.mode == "remove":
+                self._rematch_after_removal(doc, items, reason)
         return reason
+
+    def _rematch_after_removal(self, doc: Doc, items, reason: np.ndarray) -> None:
+        """Removing tokens can make a blacklisted phrase contiguous in the output
+        ("section <rare word> medications" -> "section  medications"): match the
+        blacklist again on the tokens that survive, until nothing new is masked."""
+        ents = np.zeros(len(reason), dtype=bool)
+        for ent in doc.ents:
+            ents[ent.start : ent.end] = True
+        while True:
+            removed = (reason > 0) | ents
+            survivors = [i for i in items.nonspace_idx if not removed[i]]
+            hit = self.blacklist.match(items.lower, survivors) & ~removed
+            if not hit.any():
+                return
+            reason[hit] = _BLACK
 
     def _replacement(self, doc: Doc, start: int, end: int, label: str) -> str:
         if self.mode == "placeholder":

@@ -451,3 +451,20 @@ def test_config_init_pipeline_and_load(small_corpus, small_records, tmp_path):
     output = doc_to_output(nlp(make_doc(nlp, record)), record)
     assert output["status"] == "ok" and output["edits"]
     assert output["deid_text"] != record["text"]
+
+
+def test_removal_never_creates_a_blacklisted_phrase():
+    """mode='remove': dropping a rare word between two words must not leave a
+    blacklisted two-word phrase contiguous in the output (found by hypothesis)."""
+    import spacy
+
+    corpus = [{"id": str(i), "patient_id": f"p{i}", "text": "section medications given today"} for i in range(4)]
+    corpus.append({"id": "x", "patient_id": "px", "text": "section Zyxwvut medications given today"})
+    nlp = spacy.blank("en")
+    masker = nlp.add_pipe("frequency_masker", config={"k": 2, "mode": "remove"})
+    masker.initialize(nlp=nlp, corpus=lambda: iter(corpus), blacklist=["section medications"])
+    out = nlp("section Zyxwvut medications given today")._.deid_text
+    words = out.lower().split()
+    assert "zyxwvut" not in words
+    assert not any(a == "section" and b == "medications" for a, b in zip(words, words[1:])), out
+    assert "given today" in out
