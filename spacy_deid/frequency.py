@@ -112,7 +112,7 @@ def make_frequency_masker(
     placeholder: str,
     mask_char: str,
 ) -> "FrequencyMasker":
-    """Create a frequency_masker (see the module docstring and docs/frequency_masker.md).
+    """Create a frequency_masker (see the module docstring and the README section "frequency_masker").
 
     kinds (List[str]): enabled word-item kinds: text, pos, dep, pattern, ngram, stem.
     case_fold (bool): count the token text case-insensitively.

@@ -694,7 +694,7 @@ def make_mlm_resampler(
     keep_shape: bool,
     device: Optional[str],
 ) -> "MLMResampler":
-    """Create the mlm_resampler (see ``MLMResampler`` and docs/mlm_resampler.md)."""
+    """Create the mlm_resampler (see ``MLMResampler`` and the README section "mlm_resampler")."""
     return MLMResampler(
         nlp.vocab,
         name=name,

@@ -396,7 +396,7 @@ def process_lines(
 # spaCy's own ``nlp.pipe(n_process=...)`` tokenises in the parent and ships every
 # Doc to a child and back as bytes; for pipelines whose components are cheap next
 # to that round trip (the frequency masker) it was 3.7x SLOWER than one process
-# (docs/scale_and_faults.md). Here the parent only reads raw lines and writes
+# (README, "Scale and faults"). Here the parent only reads raw lines and writes
 # output: worker processes parse, tokenise and run the pipeline on blocks of lines
 # (the Ray actors' scheme, with the standard library's ProcessPoolExecutor).
 _WORKER: Dict[str, Any] = {}

@@ -122,7 +122,7 @@ def make_doc_swapper(
     rake: KeyphrasePolicy,
     textrank: KeyphrasePolicy,
 ) -> "DocSwapper":
-    """Create a doc_swapper (see the module docstring and docs/doc_swapper.md).
+    """Create a doc_swapper (see the module docstring and the README section "doc_swapper").
 
     method (str): "rake_keyphrase", "rake_index", "textrank" or "none".
     q (int): number of top phrases swapped (must be 1 for "rake_index"; ignored for "none").

@@ -31,7 +31,7 @@ def vectors_cmd(
 ):
     """Train floret vectors (subword hashing: every word has a vector) and convert
     them with spaCy's `init vectors --mode floret` path. Use the output directory as
-    [initialize] vectors in a config."""
+    the initialize.vectors setting of a config (paths.vectors)."""
     from ..vectors import train_vectors
 
     if not corpus.is_file():
