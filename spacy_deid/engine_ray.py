@@ -255,19 +255,20 @@ class SanitizeWorker:
         for start, stop in _contiguous_runs(index):
             lines = [parse_line(bytes(raw[k]), line_no[k]) for k in range(start, stop)]
             stats = SanitizeStats()
-            body = [
-                dumps(rec)
-                for rec in process_lines(
-                    self.nlp,
-                    lines,
-                    batch_size=self.batch_size,
-                    keep_text=self.keep_text,
-                    stats=stats,
-                    flag_duplicates=False,
-                    max_chars=self.max_chars,
-                    piece_chars=self.piece_chars,
-                )
-            ]
+            with self.nlp.memory_zone():  # the block's strings and lexemes are freed after it
+                body = [
+                    dumps(rec)
+                    for rec in process_lines(
+                        self.nlp,
+                        lines,
+                        batch_size=self.batch_size,
+                        keep_text=self.keep_text,
+                        stats=stats,
+                        flag_duplicates=False,
+                        max_chars=self.max_chars,
+                        piece_chars=self.piece_chars,
+                    )
+                ]
             header = {"first": index[start], "end": index[stop - 1] + 1, "ids": [record_key(r) for r in lines], "stats": asdict(stats)}
             out["first"].append(index[start])
             out["end"].append(index[stop - 1] + 1)

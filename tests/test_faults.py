@@ -406,3 +406,18 @@ def test_scan_chunks_cover_every_record_once(tmp_path):
                     got.append((line_no, c.index + k))
                 assert k + 1 == c.n
         assert got == expected
+
+
+def test_memory_zones_keep_the_vocab_from_growing_and_change_no_output(tmp_path):
+    """Every new token string would stay in nlp.vocab for the whole run; in memory
+    zones it is freed, and the output is the same."""
+    nlp = build_pipeline()
+    inp = tmp_path / "in.jsonl"
+    write_lines(inp, make_lines(300, seed=10))
+    sanitize_file(nlp, inp, tmp_path / "warm.jsonl", zone_records=50)  # warm up lazily created strings
+    before = len(nlp.vocab.strings)
+    sanitize_file(nlp, inp, tmp_path / "zones.jsonl", zone_records=50)
+    assert len(nlp.vocab.strings) == before
+    sanitize_file(nlp, inp, tmp_path / "none.jsonl", zone_records=0)
+    assert len(nlp.vocab.strings) > before + 100  # without zones the note's numbers and words stay
+    assert (tmp_path / "zones.jsonl").read_bytes() == (tmp_path / "none.jsonl").read_bytes()
