@@ -16,6 +16,12 @@ component overrides an upstream decision simply by adding an edit over the same
 tokens (the older edit stays in the span group as audit trail), and no original
 token covered by *any* edit survives rendering, even when a later edit covers only
 part of an earlier one (the uncovered part still shows the earlier replacement).
+
+Every edit gets its own id (``Span.id``, a per-doc sequence number kept by the span
+group's serialisation), and its replacement and audit live in ``doc.user_data``
+under that id. spaCy keys plain ``Span._`` values by character offsets only, so two
+edits over the same tokens would otherwise share one replacement and one audit,
+and an overriding edit would erase the audit trail of the edit it overrides.
 """
 import re
 from dataclasses import dataclass
@@ -38,15 +44,42 @@ SURROGATE = "SURROGATE"
 def install_extensions() -> None:
     """Register the ``deid_`` extensions. Idempotent; never uses ``force=True``."""
     if not Span.has_extension("deid_replacement"):
-        Span.set_extension("deid_replacement", default=None)
+        Span.set_extension(
+            "deid_replacement", getter=_getter("replacement"), setter=_setter("replacement")
+        )
     if not Span.has_extension("deid_audit"):
-        Span.set_extension("deid_audit", default=None)
+        Span.set_extension("deid_audit", getter=_getter("audit"), setter=_setter("audit"))
     if not Doc.has_extension("deid_text"):
         Doc.set_extension("deid_text", getter=render_text)
     if not Doc.has_extension("deid_record"):
         # Pass-through fields of the input record (id, patient_id, label): the
         # doc_swapper and the sanitize writer need them, the text never goes here.
         Doc.set_extension("deid_record", default=None)
+
+
+_NEXT_ID = ("deid", "next_edit_id")
+
+
+def _edit_key(span: Span, field: str) -> tuple:
+    # Spans made by add_edit carry a non-zero id; any other span (id 0) falls back
+    # to spaCy's own keying by character offsets.
+    if span.id:
+        return ("deid", field, span.id)
+    return ("deid", field, span.start_char, span.end_char)
+
+
+def _getter(field: str) -> Callable[[Span], object]:
+    def get(span: Span) -> object:
+        return span.doc.user_data.get(_edit_key(span, field))
+
+    return get
+
+
+def _setter(field: str) -> Callable[[Span, object], None]:
+    def set_(span: Span, value: object) -> None:
+        span.doc.user_data[_edit_key(span, field)] = value
+
+    return set_
 
 
 @dataclass(frozen=True)
@@ -91,7 +124,9 @@ def add_edit(
         raise ValueError(f"Edit [{start}, {end}) out of range for a doc of {len(doc)} tokens")
     if not isinstance(replacement, str):
         raise TypeError(f"Edit replacement must be a str, got {type(replacement).__name__}")
-    span = Span(doc, start, end, label=label)
+    edit_id = doc.user_data.get(_NEXT_ID, 1)
+    doc.user_data[_NEXT_ID] = edit_id + 1
+    span = Span(doc, start, end, label=label, span_id=edit_id)
     span._.deid_replacement = replacement
     if audit is not None:
         span._.deid_audit = audit

@@ -42,6 +42,24 @@ def test_later_edit_wins_on_full_overlap_and_trail_is_kept(nlp):
     assert [s.label_ for s in get_edits(doc)] == ["LOW_FREQ", "MLM"]  # audit trail
 
 
+def test_edits_over_the_same_tokens_keep_their_own_replacement_and_audit(nlp):
+    """spaCy keys plain Span._ values by offsets: without per-edit ids the
+    overriding edit would overwrite the overridden edit's audit trail."""
+    doc = nlp("Seen by Dr Jones at noon")
+    add_edit(doc, 3, 4, "MLM", "Brown", audit={"candidates": ["Brown", "Smith"]})
+    add_edit(doc, 3, 4, "MLM", "Smith", audit={"component": "similarity_filter"})
+    first, second = get_edits(doc)
+    assert first._.deid_replacement == "Brown" and second._.deid_replacement == "Smith"
+    assert first._.deid_audit == {"candidates": ["Brown", "Smith"]}
+    assert second._.deid_audit == {"component": "similarity_filter"}
+    assert doc._.deid_text == "Seen by Dr Smith at noon"
+    doc2 = Doc(nlp.vocab).from_bytes(doc.to_bytes())
+    assert [s._.deid_audit for s in doc2.spans[SPAN_KEY]] == [first._.deid_audit, second._.deid_audit]
+    add_edit(doc2, 0, 1, "MLM", "Met")  # numbering continues after a round trip
+    assert len({s.id for s in doc2.spans[SPAN_KEY]}) == 3
+    assert doc2._.deid_text == "Met by Dr Smith at noon"
+
+
 def test_partial_overlap_never_leaks_original(nlp):
     doc = nlp("Patient John Smith seen today")
     add_edit(doc, 1, 3, "PHI", "[PATIENT]")  # John Smith
