@@ -79,3 +79,22 @@ def test_split_by_patient_keeps_patients_whole(small_records):
     assert not (pids["train"] & pids["dev"]) and not (pids["train"] & pids["test"]) and not (pids["dev"] & pids["test"])
     assert len(parts["train"]) >= 100 and len(parts["dev"]) >= 50
     assert split_by_patient(small_records, [("a", 10), ("b", 0)], seed=1) == split_by_patient(small_records, [("a", 10), ("b", 0)], seed=1)
+
+
+def test_sweep_fits_on_the_fit_corpus_and_scores_the_first_records(tmp_path):
+    """Counts over the whole corpus make fewer items rare than counts over the
+    scored sample, so fitting on the whole corpus can only keep more text."""
+    from pathlib import Path
+
+    from spacy_deid.eval.sweep import run_sweep
+    from spacy_deid.records import write_jsonl_atomic
+    from spacy_deid.synth import generate_records
+
+    corpus = tmp_path / "c.jsonl"
+    write_jsonl_atomic(corpus, list(generate_records(40, 10, seed=3)))
+    config = Path(__file__).resolve().parent.parent / "configs" / "frequency.cfg"
+    grid = {"components.frequency_masker.k": [3]}
+    own = run_sweep(config, corpus, grid, limit=10)
+    full = run_sweep(config, corpus, grid, limit=10, fit_corpus=corpus)
+    assert own[0]["n_docs"] == full[0]["n_docs"] == 10
+    assert full[0]["kept_share"] > own[0]["kept_share"]

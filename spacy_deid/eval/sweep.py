@@ -31,8 +31,20 @@ def run_sweep(
     grid: Dict[str, List[Any]],
     overrides: Optional[Dict[str, Any]] = None,
     limit: int = 0,
+    fit_corpus: Optional[Union[str, Path]] = None,
 ) -> List[dict]:
-    """RETURNS (List[dict]): points ``{series, setting, leak_rate, kept_share, ...}``."""
+    """Fit and sanitise once per grid value; score on the first ``limit`` records.
+
+    config: the pipeline config (the same one the workflow assembles, so that the
+        curve goes through the shipped pipeline's operating point).
+    corpus: records with gold spans that are sanitised and scored.
+    grid: ``{config key: [values]}``, one series per key.
+    overrides: config overrides applied to every point.
+    limit: records of ``corpus`` scored per point (0: all).
+    fit_corpus: corpus the statistics are fitted on (default: the scored records),
+        e.g. the whole corpus the shipped pipeline was fitted on.
+    RETURNS (List[dict]): points ``{series, setting, leak_rate, kept_share, ...}``.
+    """
     from ..pipeline import init_pipeline
     from ..sanitize import sanitize_file
 
@@ -43,7 +55,8 @@ def run_sweep(
         write_jsonl_atomic(sub, records)
         for key, values in grid.items():
             for value in values:
-                nlp = init_pipeline(config, sub, None, dict(overrides or {}, **{key: value}))
+                fit = Path(fit_corpus) if fit_corpus is not None else sub
+                nlp = init_pipeline(config, fit, None, dict(overrides or {}, **{key: value}))
                 out = Path(tmp) / "out.jsonl"
                 sanitize_file(nlp, sub, out, show_progress=False)
                 with out.open(encoding="utf-8") as fh:
