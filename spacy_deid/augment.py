@@ -210,9 +210,11 @@ def filtered_mlm_docs(
         cands = [[] for _ in docs]
     items: List[Tuple[str, List[str]]] = []
     where: List[Tuple[int, int]] = []
+    stop_words = _stop_words(docs[0].lang_) if (skip_stop and docs) else frozenset()
     for d, (doc, tgt, cand) in enumerate(zip(docs, targets, cands)):
         for j, (i, cs) in enumerate(zip(tgt, cand)):
-            clean = [c for c in cs if isinstance(c, str) and has_letter(c)]
+            # a content word is never replaced by a stop word ("the", "was")
+            clean = [c for c in cs if isinstance(c, str) and has_letter(c) and c.lower() not in stop_words]
             items.append((doc[i].text, clean))
             where.append((d, j))
     choices = policy.select_batch(items, vectors) if items else []
@@ -232,6 +234,15 @@ def filtered_mlm_docs(
         new_doc, applied = replace_tokens(doc, repl, make_doc, MLM, {"filtered": True})
         out.append((new_doc, len(applied)))
     return out
+
+
+def _stop_words(lang: str) -> frozenset:
+    from spacy.util import get_lang_class
+
+    try:
+        return frozenset(get_lang_class(lang).Defaults.stop_words)
+    except Exception:  # an unknown language code: no stop list
+        return frozenset()
 
 
 # ---------------------------------------------------------------------------

@@ -195,6 +195,13 @@ def test_filtered_mlm_with_fake_sampler_replaces_n_non_entity_words(vec_dir, gol
     out = filtered_mlm_docs(docs, FakeSampler([]), CosineFilter(fallback="none"), vectors,
                             numpy.random.default_rng(0), nlp.make_doc)
     assert all(n == 0 for _, n in out)
+    # stop-word candidates never replace a content word (unless skip_stop=False)
+    out = filtered_mlm_docs(docs, FakeSampler(["the", "was"]), CosineFilter(epsilon=-1.0, fallback="none"), vectors,
+                            numpy.random.default_rng(0), nlp.make_doc, n=3)
+    assert all(n == 0 and new.text == doc.text for doc, (new, n) in zip(docs, out))
+    out = filtered_mlm_docs(docs, FakeSampler(["the", "was"]), CosineFilter(epsilon=-1.0, fallback="none"), vectors,
+                            numpy.random.default_rng(0), nlp.make_doc, n=3, skip_stop=False)
+    assert all(n == 3 for _, n in out)
 
 
 def test_filtered_mlm_with_real_tiny_model(vec_dir, mlm_dir, gold):
