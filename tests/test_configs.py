@@ -7,7 +7,8 @@ from spacy import util
 
 import spacy_deid  # noqa: F401
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "configs"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.cfg") if not p.name.startswith("pretrain")))
@@ -32,3 +33,24 @@ def test_default_pipeline_builds_without_initialize():
     config = util.load_config(CONFIGS / "default.cfg", overrides={"paths.mlm": "/nonexistent/mlm"}, interpolate=False)
     nlp = util.load_model_from_config(config, auto_fill=True, validate=True)
     assert nlp.pipe_names == ["phi_ruler", "frequency_masker", "mlm_resampler", "similarity_filter", "doc_swapper"]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"vars.corpus": "/data/notes.jsonl", "vars.out": "/data/out", "vars.ner_pipeline": "/models/ner"}],
+)
+def test_project_yml_lists_survive_variable_interpolation(overrides):
+    """weasel's interpolation once joined a leading bare "${vars.corpus}" dep with
+    the next item ("corpus.jsonl, out/mlm"), so `deid_assemble` always failed with
+    a missing dependency: every command keeps as many deps/outputs/script lines as
+    project.yml writes, each a path of its own."""
+    import yaml
+    from weasel.util import load_project_config
+
+    raw = {c["name"]: c for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
+    loaded = load_project_config(ROOT, overrides=overrides)
+    for cmd in loaded["commands"]:
+        for key in ("deps", "outputs", "script"):
+            assert len(cmd.get(key, [])) == len(raw[cmd["name"]].get(key, [])), (cmd["name"], key, cmd.get(key))
+        for path in cmd.get("deps", []) + cmd.get("outputs", []):
+            assert ", " not in path and "${" not in path, (cmd["name"], path)

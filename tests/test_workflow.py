@@ -111,3 +111,26 @@ def test_packaged_wheel_loads_by_name_in_fresh_venv(project, tmp_path):
     pkg = Path(lines[0]["path"])
     assert (pkg / "mlm_resampler").exists() and (pkg / "vocab" / "vectors").exists()
     assert lines[1]["ok"]
+
+
+@pytest.mark.slow
+def test_deid_workflow_on_a_users_corpus_without_gold_spans(project, tmp_path):
+    """`deid` as a user runs it: their own JSONL (absolute path outside the project,
+    no gold spans) and an output directory, with the NER trained by `all`."""
+    corpus = tmp_path / "my notes.jsonl"
+    with (project / "corpus/test.jsonl").open() as src, corpus.open("w") as dst:
+        for line in list(src)[:60]:
+            rec = json.loads(line)
+            rec.pop("spans", None)
+            dst.write(json.dumps(rec) + "\n")
+    out = tmp_path / "deid out"
+    args = [sys.executable, "-m", "spacy", "project", "run", "deid", str(project),
+            f"--vars.corpus={corpus}", f"--vars.out={out}", "--vars.mlm_steps=20"]
+    res = subprocess.run(args, cwd=project, capture_output=True, text=True, env=_env(), timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    outs = [json.loads(l) for l in (out / "sanitized.jsonl").open()]
+    assert len(outs) == 60 and all(o["status"] == "ok" and "text" not in o for o in outs)
+    m = json.loads((out / "metrics.json").read_text())
+    assert m["has_gold_spans"] is False and "privacy" not in m
+    assert 0.0 < m["utility"]["non_phi"]["kept_share"] < 1.0
+    assert (out / "report.html").exists() and (out / "pipeline" / "config.cfg").exists()
