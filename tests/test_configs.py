@@ -1,5 +1,6 @@
 """Config tests: every shipped config parses and resolves, and the default
 pipeline with the NER stays in sync with the one without."""
+import shlex
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def test_default_pipeline_builds_without_initialize():
 
 @pytest.mark.parametrize(
     "overrides",
-    [{}, {"vars.corpus": "/data/notes.jsonl", "vars.out": "/data/out", "vars.ner_pipeline": "/models/ner"}],
+    [{}, {"vars.corpus": "/data/my notes.jsonl", "vars.out": "/data/deid out", "vars.ner_pipeline": "/models/my ner"}],
 )
 def test_project_yml_lists_survive_variable_interpolation(overrides):
     """weasel's interpolation once joined a leading bare "${vars.corpus}" dep with
@@ -54,3 +55,8 @@ def test_project_yml_lists_survive_variable_interpolation(overrides):
             assert len(cmd.get(key, [])) == len(raw[cmd["name"]].get(key, [])), (cmd["name"], key, cmd.get(key))
         for path in cmd.get("deps", []) + cmd.get("outputs", []):
             assert ", " not in path and "${" not in path, (cmd["name"], path)
+        # a user's path with spaces stays one argument (weasel splits scripts with shlex)
+        for line in cmd.get("script", []):
+            for token in shlex.split(line):
+                if token.startswith(("/data/", "/models/")):
+                    assert " " in token, (cmd["name"], line)
