@@ -86,6 +86,7 @@ def test_all_workflow_outputs_and_metrics(project):
 def test_packaged_wheel_loads_by_name_in_fresh_venv(project, tmp_path):
     wheels = list((project / "packages").glob("*/dist/*.whl"))
     assert len(wheels) == 1, wheels
+    assert len(list((project / "packages").glob("*/dist/*.tar.gz"))) == 1  # the sdist too
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
