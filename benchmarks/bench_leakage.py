@@ -82,23 +82,29 @@ def worker_presidio(data: Path, out_path: Path, batch_size: int) -> dict:
     return {"seconds": time.perf_counter() - t0, "load_s": load_s, "n_docs": len(records)}
 
 
-def run_ours(corpus: Path, out_dir: Path, ner: Path, mlm_steps: int) -> Dict[str, float]:
-    """The deid workflow's steps, forced, each timed (seconds)."""
+def run_timed(steps: Dict[str, List[str]], what: str) -> Dict[str, float]:
+    """Run each command in order (offline), timing it; stop with the command's last
+    lines when one fails. RETURNS {step name: seconds}."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     times: Dict[str, float] = {}
-    for step in OUR_STEPS:
-        cmd = [
-            sys.executable, "-m", "spacy", "project", "run", step, str(ROOT), "--force",
-            f"--vars.corpus={corpus.resolve()}", f"--vars.out={out_dir.resolve()}",
-            f"--vars.ner_pipeline={ner.resolve()}", f"--vars.mlm_steps={mlm_steps}",
-        ]
+    for name, cmd in steps.items():
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True)
-        times[step] = round(time.perf_counter() - t0, 2)
+        times[name] = round(time.perf_counter() - t0, 2)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise SystemExit(f"{step} failed on {corpus}: {' | '.join(tail)}")
+            raise SystemExit(f"{name} failed on {what}: {' | '.join(tail)}")
     return times
+
+
+def run_ours(corpus: Path, out_dir: Path, ner: Path, mlm_steps: int) -> Dict[str, float]:
+    """The deid workflow's steps, forced, each timed (seconds)."""
+    variables = [
+        f"--vars.corpus={corpus.resolve()}", f"--vars.out={out_dir.resolve()}",
+        f"--vars.ner_pipeline={ner.resolve()}", f"--vars.mlm_steps={mlm_steps}",
+    ]
+    project_run = [sys.executable, "-m", "spacy", "project", "run"]
+    return run_timed({step: project_run + [step, str(ROOT), "--force", *variables] for step in OUR_STEPS}, str(corpus))
 
 
 # The "PHI only" operating point: the same fitted models and statistics, but the
@@ -110,7 +116,6 @@ PHI_ONLY_OVERRIDES = ["--components.mlm_resampler.max_mask_fraction", "0", "--nl
 
 def run_ours_phi_only(corpus: Path, out_dir: Path, ner: Path) -> Dict[str, float]:
     """init + sanitize of the PHI-only operating point, reusing the workflow's MLM and vectors."""
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     py = [sys.executable, "-m", "spacy_deid"]
     steps = {
         "init": py + ["init", str(ROOT / "configs" / "default_ner.cfg"), str(corpus), str(out_dir / "pipeline_phi_only"),
@@ -118,15 +123,7 @@ def run_ours_phi_only(corpus: Path, out_dir: Path, ner: Path) -> Dict[str, float
                       *PHI_ONLY_OVERRIDES],
         "sanitize": py + ["sanitize", str(out_dir / "pipeline_phi_only"), str(corpus), str(out_dir / "sanitized_phi_only.jsonl")],
     }
-    times: Dict[str, float] = {}
-    for name, cmd in steps.items():
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True)
-        times[name] = round(time.perf_counter() - t0, 2)
-        if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise SystemExit(f"phi-only {name} failed on {corpus}: {' | '.join(tail)}")
-    return times
+    return run_timed(steps, f"{corpus} (PHI-only)")
 
 
 def score(gold_path: Path, out_path: Path) -> dict:
