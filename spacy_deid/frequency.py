@@ -283,6 +283,10 @@ class FrequencyMasker(Pipe):
         finally:
             # the caches hold hashes of every word of the corpus, rare ones included
             self.extractor.clear_caches()
+        self._keep(fit, confidence)
+
+    def _keep(self, fit: "_Fit", confidence, engine: str = "") -> None:
+        """Keep what a fit found: the allowed items, k, and the stats (no text)."""
         self.allowed = fit.allowed
         self.k = fit.k
         self.stats = {
@@ -300,8 +304,9 @@ class FrequencyMasker(Pipe):
         }
         # a log line without text: the chosen k and corpus sizes only
         logger.info(
-            "[%s] k=%d (from %s); %d documents, %d %s; %d items counted, %d kept%s",
-            self.name, fit.k, fit.k_source, fit.n_docs, fit.n_units, fit.unit_name, fit.n_items, len(self.allowed),
+            "[%s] k=%d (from %s%s); %d documents, %d %s; %d items counted, %d kept%s",
+            self.name, fit.k, fit.k_source, f", {engine} engine" if engine else "", fit.n_docs, fit.n_units,
+            fit.unit_name, fit.n_items, len(self.allowed),
             "" if fit.kept_share is None else f"; share of word tokens kept {fit.kept_share:.3f}",
         )
 
@@ -326,7 +331,19 @@ class FrequencyMasker(Pipe):
             n_docs += 1
             n_words += len(items.word_idx)
         keys, counts = counter.result()
-        n_units = {"patient": len(patients), "document": n_docs, "occurrence": n_words}[self.count_unit]
+        return self._threshold(
+            nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients), n_words=n_words,
+            n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
+        )
+
+    def _threshold(
+        self, nlp, corpus, keys, counts, confidence, *, n_docs: int, n_patients: int, n_words: int,
+        n_no_patient: int, peak_pairs: int,
+    ) -> "_Fit":
+        """From the corpus counts (``keys`` with their ``counts``, however they were
+        counted: here or on Ray): check the corpus, choose k, the allowed items,
+        update the confidence list."""
+        n_units = {"patient": n_patients, "document": n_docs, "occurrence": n_words}[self.count_unit]
         unit_name = {"patient": "distinct patients", "document": "documents", "occurrence": "word tokens"}[self.count_unit]
         if n_docs == 0:
             raise ValueError(f"[{self.name}] the corpus is empty: nothing to count")
@@ -358,7 +375,7 @@ class FrequencyMasker(Pipe):
             # one, so the list does not reinforce itself
             confidence.update(keys[counts >= k])
             confidence.save()
-        return _Fit(k, k_source, kept_share, allowed, n_docs, n_units, unit_name, n_words, int(len(keys)), int(counter.peak_pairs))
+        return _Fit(k, k_source, kept_share, allowed, n_docs, n_units, unit_name, n_words, int(len(keys)), peak_pairs)
 
     def _confidence_kept(self, confidence) -> np.ndarray:
         """Keys kept because of the confidence list (score >= confidence_min_share)."""

@@ -26,11 +26,10 @@ the saved pipelines), except the diagnostic ``stats.counter_peak_pairs`` of the
 masker when the corpus has more (item, patient) pairs than the counter's buffer
 (it depends on the order the pairs arrive in).
 
-Coupling, stated: the masker's Ray reduce mirrors the tail of
-``FrequencyMasker.initialize`` (k, allowed items, confidence list, stats) because
-that method counts and applies in one piece. If ``frequency.py`` grows
-``count_items(docs)`` / ``apply_counts(counts, ...)``, ``_fit_frequency`` shrinks
-to calls of those; ``tests/test_ray.py`` proves both engines agree meanwhile.
+Only the counting pass differs: from the summed counts on, ``_fit_frequency``
+calls the masker's own ``_threshold`` (checks, k, allowed items, confidence list)
+and ``_keep`` (stats), as ``FrequencyMasker.initialize`` does; ``tests/test_ray.py``
+proves both engines agree.
 """
 import functools
 import json
@@ -242,7 +241,6 @@ def corpus_source(nlp: Language, name: str) -> Tuple[Path, int]:
 def _fit_frequency(proc, nlp: Language, ray_stats: RayStats, *, corpus=None, whitelist=None, blacklist=None,
                    confidence_path=None) -> None:
     """``FrequencyMasker.initialize`` with the counting pass on Ray (module docstring)."""
-    from .frequency import logger
     from .frequency_counts import DistinctCounter, load_confidence
     from .frequency_terms import HashedTerms
     from .util import require_corpus
@@ -276,49 +274,12 @@ def _fit_frequency(proc, nlp: Language, ray_stats: RayStats, *, corpus=None, whi
             keys, counts = counter.result()
         else:
             keys, counts = _sum_counts(sums, cap)
-        n_units = {"patient": len(patients), "document": n_docs, "occurrence": n_words}[proc.count_unit]
-        unit_name = {"patient": "distinct patients", "document": "documents", "occurrence": "word tokens"}[proc.count_unit]
-        # From here on: the tail of FrequencyMasker.initialize, unchanged in substance.
-        if n_docs == 0:
-            raise ValueError(f"[{proc.name}] the corpus is empty: nothing to count")
-        if proc.count_unit == "patient" and n_no_patient:
-            logger.warning("[%s] %d of %d records have no patient_id: each counts as its own patient", proc.name, n_no_patient, n_docs)
-        k_needed = proc.k_min if proc.keep_fraction is not None else int(proc.k_config)
-        if n_units < k_needed:
-            raise ValueError(
-                f"[{proc.name}] the corpus has {n_units} {unit_name}, fewer than "
-                f"{'k_min' if proc.keep_fraction is not None else 'k'}={k_needed}: every item would be "
-                f"below the threshold and everything would be masked. Fit on a larger corpus, "
-                f"lower k, or change count_unit."
-            )
-        adj, forced = proc._adjusted_counts(keys, counts, confidence)
-        kept_share = None
-        if proc.keep_fraction is not None:
-            k, kept_share = proc._choose_k(nlp, corpus, keys, adj, forced)  # second pass: on the driver
-            k_source = "keep_fraction"
-        else:
-            k, k_source = int(proc.k_config), "k"
-        proc.allowed = np.union1d(keys[(adj >= k) | forced], proc._confidence_kept(confidence))
-        proc.k = k
-        if confidence is not None:
-            confidence.update(keys[counts >= k])
-            confidence.save()
+        fit = proc._threshold(
+            nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients), n_words=n_words,
+            n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
+        )  # with keep_fraction, its second pass runs on the driver
         proc.extractor.clear_caches()
-    proc.stats = {
-        "k": k,
-        "k_source": k_source,
-        "count_unit": proc.count_unit,
-        "n_docs": n_docs,
-        "n_units": n_units,
-        "n_word_tokens": n_words,
-        "n_items": int(len(keys)),
-        "n_allowed": int(len(proc.allowed)),
-        "kept_share": kept_share,
-        "n_confidence_runs": confidence.n_runs if confidence is not None else None,
-        "counter_peak_pairs": int(counter.peak_pairs),
-    }
-    logger.info("[%s] k=%d (from %s, Ray engine); %d documents, %d %s; %d items counted, %d kept",
-                proc.name, k, k_source, n_docs, n_units, unit_name, len(keys), len(proc.allowed))
+    proc._keep(fit, confidence, engine="Ray")
 
 
 def _sum_counts(parts: Sequence[Tuple[np.ndarray, np.ndarray]], cap: int) -> Tuple[np.ndarray, np.ndarray]:
