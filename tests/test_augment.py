@@ -20,33 +20,7 @@ from spacy_deid.augment import (
 )
 from spacy_deid.records import FatalError, read_jsonl_list
 from spacy_deid.similarity import CosineFilter
-from spacy_deid.vectors import FREQUENT_WORDS_FILE, load_vectors, train_vectors
-
-TINY = dict(dim=16, bucket=2000, epoch=10, k=3, minn=3, maxn=5, show_progress=False)
-TINY_MLM = {
-    "model": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64},
-    "tokenizer": {"vocab_size": 800, "min_frequency": 2},
-    "training": {"seq_len": 64, "batch_size": 16, "max_steps": 4, "warmup_steps": 1, "checkpoint_every": 0,
-                 "max_train_docs": 120},
-}
-
-
-@pytest.fixture(scope="module")
-def vec_dir(tmp_path_factory, small_corpus):
-    out = tmp_path_factory.getbasetemp() / "tiny_vectors"  # shared with test_vectors/test_similarity
-    if not (out / FREQUENT_WORDS_FILE).exists():
-        train_vectors(small_corpus, out, seed=0, **TINY)
-    return out
-
-
-@pytest.fixture(scope="module")
-def mlm_dir(tmp_path_factory, small_corpus):
-    from spacy_deid.pretrain import pretrain_mlm
-
-    out = tmp_path_factory.mktemp("aug_mlm")
-    pretrain_mlm(small_corpus, out, TINY_MLM, no_mask=True, show_progress=False)
-    return out
-
+from spacy_deid.vectors import load_vectors
 
 @pytest.fixture(scope="module")
 def gold(small_corpus, tmp_path_factory):

@@ -15,23 +15,6 @@ import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits
 from spacy_deid.mlm import MLMSampler, datasifter_mask, doc_key, mask_probability, stable_key
 
-TINY = {
-    "model": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64},
-    "tokenizer": {"vocab_size": 800, "min_frequency": 2},
-    "training": {"seq_len": 64, "batch_size": 16, "max_steps": 4, "warmup_steps": 1, "checkpoint_every": 0,
-                 "max_train_docs": 120},
-}
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory, small_corpus):
-    from spacy_deid.pretrain import pretrain_mlm
-
-    out = tmp_path_factory.mktemp("tiny_mlm")
-    pretrain_mlm(small_corpus, out, TINY, no_mask=True, show_progress=False)
-    return out
-
-
 @pytest.fixture(scope="module")
 def texts(small_records):
     return [r["text"] for r in small_records[:12]]
@@ -152,7 +135,7 @@ def test_stable_keys():
 # --------------------------------------------------------------------------- sampler
 
 
-def test_sampler_errors(tmp_path, tiny_model):
+def test_sampler_errors(tmp_path, mlm_dir):
     with pytest.raises(ValueError, match="not found"):
         MLMSampler.from_path(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
@@ -160,16 +143,16 @@ def test_sampler_errors(tmp_path, tiny_model):
         MLMSampler.from_path(tmp_path / "empty")
     from transformers import BertModel
 
-    base = BertModel.from_pretrained(str(tiny_model))
+    base = BertModel.from_pretrained(str(mlm_dir))
     base.save_pretrained(str(tmp_path / "base"))
     for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-        shutil.copy(tiny_model / f, tmp_path / "base" / f)
+        shutil.copy(mlm_dir / f, tmp_path / "base" / f)
     with pytest.raises(ValueError, match="not a masked language model"):
         MLMSampler.from_path(tmp_path / "base")
 
 
-def test_sampler_candidates_contract(tiny_model, texts):
-    sampler = MLMSampler.from_path(tiny_model)
+def test_sampler_candidates_contract(mlm_dir, texts):
+    sampler = MLMSampler.from_path(mlm_dir)
     nlp = spacy.blank("en")
     docs = [nlp(t) for t in texts[:3]]
     targets = [[i for i in range(0, len(d), 3)] for d in docs]
@@ -198,8 +181,8 @@ def test_sampler_candidates_contract(tiny_model, texts):
     assert greedy == sampler.candidates(docs[:1], targets[:1], n_candidates=3, temperature=0, rng=numpy.random.default_rng(9))
 
 
-def test_windows_cover_every_target_once(tiny_model):
-    sampler = MLMSampler.from_path(tiny_model, window_size=16, context=8)
+def test_windows_cover_every_target_once(mlm_dir):
+    sampler = MLMSampler.from_path(mlm_dir, window_size=16, context=8)
     rng = numpy.random.default_rng(0)
     lens = [int(x) for x in rng.integers(1, 4, size=300)]
     is_target = [bool(x) for x in rng.random(300) < 0.4]
@@ -221,8 +204,8 @@ def test_windows_cover_every_target_once(tiny_model):
 # --------------------------------------------------------------------------- component
 
 
-def test_component_edits(tiny_model, texts):
-    nlp = make_nlp(tiny_model, n_candidates=5)
+def test_component_edits(mlm_dir, texts):
+    nlp = make_nlp(mlm_dir, n_candidates=5)
     docs = list(nlp.pipe(texts[:4]))
     for doc in docs:
         edits = get_edits(doc)
@@ -237,18 +220,18 @@ def test_component_edits(tiny_model, texts):
         assert doc._.deid_text != doc.text
 
 
-def test_keep_shape(tiny_model, texts):
+def test_keep_shape(mlm_dir, texts):
     from spacy_deid.mlm import coarse_shape
 
     assert [coarse_shape(w) for w in ("Smith", "12/03", "--", "3rd")] == ["word", "number", "punct", "word"]
-    nlp = make_nlp(tiny_model, keep_shape=True)
+    nlp = make_nlp(mlm_dir, keep_shape=True)
     edits = [e for d in nlp.pipe(texts[:3]) for e in get_edits(d)]
     assert any(coarse_shape(e.text) == "number" for e in edits)
     for e in edits:
         assert all(coarse_shape(c) == coarse_shape(e.text) for c in e._.deid_audit["candidates"])
 
 
-def test_upstream_edits_and_entities_are_resampled(tiny_model):
+def test_upstream_edits_and_entities_are_resampled(mlm_dir):
     @Language.component("test_mark_upstream")
     def mark(doc):
         add_edit(doc, 1, 3, LOW_FREQ, "[LOW_FREQ]")
@@ -257,7 +240,7 @@ def test_upstream_edits_and_entities_are_resampled(tiny_model):
 
     nlp = spacy.blank("en")
     nlp.add_pipe("test_mark_upstream")
-    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model), "max_mask_fraction": 0.0})
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir), "max_mask_fraction": 0.0})
     nlp.initialize()
     doc = nlp("Seen by Zyxwell Qorbin today with Smith for the usual review of the chart")
     mlm = {e.start for e in get_edits(doc) if e.label_ == MLM}
@@ -279,9 +262,9 @@ def rig(nlp, word):
     return wid
 
 
-def test_privacy_filter_with_rigged_model(tiny_model, texts):
+def test_privacy_filter_with_rigged_model(mlm_dir, texts):
     word = "patient"
-    nlp = make_nlp(tiny_model, n_candidates=4)
+    nlp = make_nlp(mlm_dir, n_candidates=4)
     rig(nlp, word)
     docs = list(nlp.pipe(texts[:3]))
     firsts = [e._.deid_replacement.casefold() for d in docs for e in get_edits(d) if e.text.casefold() != word]
@@ -308,7 +291,7 @@ def test_privacy_filter_with_rigged_model(tiny_model, texts):
 
     nlp2 = spacy.blank("en")
     nlp2.add_pipe("test_below_k")
-    nlp2.add_pipe("mlm_resampler", config={"model": str(tiny_model), "n_candidates": 4})
+    nlp2.add_pipe("mlm_resampler", config={"model": str(mlm_dir), "n_candidates": 4})
     nlp2.initialize()
     rig(nlp2, word)
     docs = list(nlp2.pipe(texts[:3]))
@@ -317,7 +300,7 @@ def test_privacy_filter_with_rigged_model(tiny_model, texts):
     assert emitted and word not in emitted
 
 
-def test_phi_entity_text_is_never_sampled(tiny_model):
+def test_phi_entity_text_is_never_sampled(mlm_dir):
     word = "patient"
 
     @Language.component("test_phi_clinic")
@@ -327,7 +310,7 @@ def test_phi_entity_text_is_never_sampled(tiny_model):
 
     nlp = spacy.blank("en")
     nlp.add_pipe("test_phi_clinic")
-    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model)})
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir)})
     nlp.initialize()
     rig(nlp, word)
     doc = nlp("She was seen at the Patient ward today and the plan was reviewed with the family again")
@@ -335,14 +318,14 @@ def test_phi_entity_text_is_never_sampled(tiny_model):
     assert cands and word not in cands
 
 
-def test_frequency_masker_blacklist_is_respected(tiny_model, small_records):
+def test_frequency_masker_blacklist_is_respected(mlm_dir, small_records):
     """The real frequency_masker upstream: a blacklisted, frequent word is rigged to
     be the model's favourite and is still never emitted."""
     pytest.importorskip("spacy_deid.frequency")
     word = "patient"
     nlp = spacy.blank("en")
     nlp.add_pipe("frequency_masker", config={"k": 2})
-    nlp.add_pipe("mlm_resampler", config={"model": str(tiny_model)})
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir)})
     records = small_records[:40]
     nlp.get_pipe("frequency_masker").initialize(nlp=nlp, corpus=lambda: iter(records), blacklist=[word])
     nlp.get_pipe("mlm_resampler").initialize(nlp=nlp)
@@ -352,21 +335,21 @@ def test_frequency_masker_blacklist_is_respected(tiny_model, small_records):
     assert cands and word not in cands
 
 
-def test_determinism_by_seed(tiny_model, texts):
-    a = [edits_of(d) for d in make_nlp(tiny_model, seed=3).pipe(texts[:4])]
-    b = [edits_of(d) for d in make_nlp(tiny_model, seed=3).pipe(texts[:4])]
-    c = [edits_of(d) for d in make_nlp(tiny_model, seed=4).pipe(texts[:4])]
+def test_determinism_by_seed(mlm_dir, texts):
+    a = [edits_of(d) for d in make_nlp(mlm_dir, seed=3).pipe(texts[:4])]
+    b = [edits_of(d) for d in make_nlp(mlm_dir, seed=3).pipe(texts[:4])]
+    c = [edits_of(d) for d in make_nlp(mlm_dir, seed=4).pipe(texts[:4])]
     assert a == b and a != c
-    nlp = make_nlp(tiny_model, seed=3)
+    nlp = make_nlp(mlm_dir, seed=3)
     one_by_one = [edits_of(nlp(t)) for t in texts[:4]]
     assert [[e[:2] for e in d] for d in one_by_one] == [[e[:2] for e in d] for d in a]  # same masks
     same = sum(x == y for d1, d2 in zip(one_by_one, a) for x, y in zip(d1, d2))
     assert same / sum(len(d) for d in a) > 0.95  # same samples (floating point of batching aside)
 
 
-def test_serialization_round_trip_carries_the_model(tmp_path, tiny_model, texts):
+def test_serialization_round_trip_carries_the_model(tmp_path, mlm_dir, texts):
     model_copy = tmp_path / "model_src"
-    shutil.copytree(tiny_model, model_copy)
+    shutil.copytree(mlm_dir, model_copy)
     nlp = make_nlp(model_copy, seed=5)
     expected = [edits_of(nlp(t)) for t in texts[:2]]
     nlp.to_disk(tmp_path / "pipe")
@@ -399,34 +382,34 @@ def test_missing_model_is_a_clear_error(tmp_path):
         nlp.initialize()
 
 
-def test_nothing_eligible_adds_nothing(tiny_model):
-    nlp = make_nlp(tiny_model)
+def test_nothing_eligible_adds_nothing(mlm_dir):
+    nlp = make_nlp(mlm_dir)
     doc = nlp("and the of , . to it")
     assert get_edits(doc) == []
     doc = nlp("")
     assert get_edits(doc) == []
 
 
-def test_config_file_loads(tiny_model):
+def test_config_file_loads(mlm_dir):
     from spacy_deid.pipeline import load_config
 
     root = Path(__file__).resolve().parents[1]
-    config = load_config(root / "configs" / "mlm.cfg", overrides={"components.mlm_resampler.model": str(tiny_model)})
+    config = load_config(root / "configs" / "mlm.cfg", overrides={"components.mlm_resampler.model": str(mlm_dir)})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     assert "mlm_resampler" in nlp.pipe_names
-    assert nlp.get_pipe("mlm_resampler").model_path == str(tiny_model)
+    assert nlp.get_pipe("mlm_resampler").model_path == str(mlm_dir)
 
 
 @pytest.mark.gpu
-def test_gpu_matches_cpu_masks(tiny_model, texts):
+def test_gpu_matches_cpu_masks(mlm_dir, texts):
     spacy.require_gpu(0)
     try:
-        gpu = make_nlp(tiny_model, seed=2)
+        gpu = make_nlp(mlm_dir, seed=2)
         assert str(gpu.get_pipe("mlm_resampler").sampler.device).startswith("cuda")
         g = [edits_of(d) for d in gpu.pipe(texts[:3])]
     finally:
         from thinc.api import NumpyOps, set_current_ops
 
         set_current_ops(NumpyOps())
-    c = [edits_of(d) for d in make_nlp(tiny_model, seed=2, device="cpu").pipe(texts[:3])]
+    c = [edits_of(d) for d in make_nlp(mlm_dir, seed=2, device="cpu").pipe(texts[:3])]
     assert [[e[:2] for e in d] for d in g] == [[e[:2] for e in d] for d in c]

@@ -19,17 +19,8 @@ from spacy_deid.similarity import (
     shape_surrogate,
     word_vectors,
 )
-from spacy_deid.vectors import FREQUENT_WORDS_FILE, train_vectors
+from spacy_deid.vectors import FREQUENT_WORDS_FILE
 
-TINY = dict(dim=16, bucket=2000, epoch=10, k=3, minn=3, maxn=5, show_progress=False)
-
-
-@pytest.fixture(scope="module")
-def vec_dir(tmp_path_factory, small_corpus):
-    out = tmp_path_factory.getbasetemp() / "tiny_vectors"  # shared with test_vectors/test_augment
-    if not (out / FREQUENT_WORDS_FILE).exists():
-        train_vectors(small_corpus, out, seed=0, **TINY)
-    return out
 
 
 def table(words):

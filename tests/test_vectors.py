@@ -18,20 +18,7 @@ from spacy_deid.vectors import (
     train_vectors,
 )
 
-TINY = dict(dim=16, bucket=2000, epoch=10, k=3, minn=3, maxn=5, show_progress=False)
-
-
-def tiny_vectors(tmp_path_factory, corpus: Path) -> Path:
-    """Tiny floret vectors of the session corpus, trained once per test session."""
-    out = tmp_path_factory.getbasetemp() / "tiny_vectors"
-    if not (out / FREQUENT_WORDS_FILE).exists():
-        train_vectors(corpus, out, seed=0, **TINY)
-    return out
-
-
-@pytest.fixture(scope="module")
-def vec_dir(tmp_path_factory, small_corpus):
-    return tiny_vectors(tmp_path_factory, small_corpus)
+from conftest import TINY_VECTORS as TINY
 
 
 def _patient_counts(records, tokenize):
