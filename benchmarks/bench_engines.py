@@ -145,11 +145,11 @@ def run_measured(cmd: List[str], env: Optional[dict] = None) -> dict:
 
 def run_one(args) -> None:
     """Runs in the subprocess: one engine, prints one JSON line."""
-    from spacy_deid.sanitize import sanitize_file
+    from spacy_deid.engines.local import sanitize_file
 
     t0 = time.perf_counter()
     if args.engine == "ray":
-        from spacy_deid.engine_ray import sanitize_file_ray
+        from spacy_deid.engines.ray import sanitize_file_ray
 
         stats = sanitize_file_ray(args.model, args.input, args.output, num_workers=args.num_workers,
                                   chunk_records=args.chunk_records, batch_size=args.batch_size, show_progress=False)
@@ -210,7 +210,7 @@ def _make_big(src: Path, dst: Path, mb: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n-docs", type=int, default=20000)
-    parser.add_argument("--config", default="configs/frequency.cfg")
+    parser.add_argument("--config", default="spacy_deid/configs/frequency.cfg")
     parser.add_argument("--workdir", default="/tmp/deid_bench_engines")
     parser.add_argument("--out", default="benchmarks/results/engines.json")
     parser.add_argument("--num-workers", type=int, default=2)
@@ -219,7 +219,7 @@ def main() -> None:
     parser.add_argument("--skip-engines", action="store_true", help="only the streaming run")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the streaming run's input (0: skip)")
-    parser.add_argument("--stream-config", default="configs/frequency.cfg", help="pipeline of the streaming run")
+    parser.add_argument("--stream-config", default="spacy_deid/configs/frequency.cfg", help="pipeline of the streaming run")
     # subprocess side
     parser.add_argument("--run-one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="local", help=argparse.SUPPRESS)

@@ -5,7 +5,7 @@ Corpora (each is both the fit corpus and the evaluated corpus, as in a one-shot
 de-identification run):
 - a generated corpus (2,000 notes, 300 patients; made here when --corpus is not
   given; written to corpus/gen_2000_300.jsonl), counted by distinct patient, for k in {2,3,5,10} and keep_fraction in
-  {0.8,0.9}, plus item-kind variants at k=5 and the phi_ruler (configs/base.cfg
+  {0.8,0.9}, plus item-kind variants at k=5 and the phi_ruler (spacy_deid/configs/base.cfg
   patterns) upstream;
 - synth_dataset_v2.jsonl and synthetic_clinical_queries.jsonl (no patient_id:
   counted by document);
@@ -25,8 +25,8 @@ import spacy
 
 import spacy_deid  # noqa: F401
 from spacy_deid.eval.metrics import evaluate_pairs
-from spacy_deid.records import read_jsonl_list
-from spacy_deid.sanitize import doc_to_output
+from spacy_deid.io.records import read_jsonl_list
+from spacy_deid.engines.local import doc_to_output
 from spacy_deid.util import make_doc
 
 
@@ -34,7 +34,7 @@ def run_setting(records: List[dict], config: Dict, whitelist: List[str], phi_rul
     """Fit a frequency_masker on ``records``, sanitise them, evaluate."""
     nlp = spacy.blank("en")
     if phi_ruler:
-        from spacy_deid.registry import phi_patterns_v1
+        from spacy_deid.io.readers import phi_patterns_v1
 
         ruler = nlp.add_pipe(
             "span_ruler",
@@ -80,12 +80,12 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder with the shared corpora")
     ap.add_argument("--corpus", type=Path, default=None, help="generated corpus JSONL (made when absent)")
-    ap.add_argument("--whitelist", type=Path, default=Path("assets/whitelist.txt"), help="whitelist file")
+    ap.add_argument("--whitelist", type=Path, default=Path("spacy_deid/assets/whitelist.txt"), help="whitelist file")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/frequency_quality.json"), help="JSON results")
     ap.add_argument("--quick", action="store_true", help="only the generated corpus, k in {2,5}")
     args = ap.parse_args(argv)
 
-    from spacy_deid.registry import term_list_v1
+    from spacy_deid.io.readers import term_list_v1
 
     whitelist = term_list_v1(str(args.whitelist)) if args.whitelist.exists() else []
     corpus = args.corpus

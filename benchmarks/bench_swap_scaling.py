@@ -81,7 +81,7 @@ def worker(args) -> Dict:
 
     import spacy_deid  # noqa: F401
     from spacy_deid.edits import SWAP, get_edits
-    from spacy_deid.records import read_jsonl_list
+    from spacy_deid.io.records import read_jsonl_list
     from spacy_deid.util import make_doc
 
     records = [{"id": r["id"], "label": r["label"], "text": r["text"]} for r in read_jsonl_list(args.data)]

@@ -18,7 +18,7 @@ For each variant the whole corpus is sanitised in one run (fit on the corpus, th
 - the share of word tokens covered by SWAP edits and of documents with a swap.
 
 Variants: raw; doc_swapper with each method; frequency_masker alone and
-frequency_masker + doc_swapper (the masker's default config, configs/frequency.cfg),
+frequency_masker + doc_swapper (the masker's default config, spacy_deid/configs/frequency.cfg),
 when the frequency_masker is importable. The mlm_resampler needs a masked-LM
 directory and is not part of this benchmark (left for the evaluation issue).
 
@@ -38,7 +38,7 @@ import spacy
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import SWAP, get_edits
-from spacy_deid.records import read_jsonl_list
+from spacy_deid.io.records import read_jsonl_list
 from spacy_deid.util import make_doc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,11 +51,11 @@ def swapper_config(method: str, q: int, seed: int) -> dict:
 def sanitise(records: List[dict], method: Optional[str], q: int, upstream: bool, seed: int, corpus_path: Path) -> Dict:
     """Fit the variant's pipeline on ``records`` and sanitise them; texts in input order."""
     if upstream:
-        from spacy_deid.pipeline import init_pipeline
+        from spacy_deid.engines.fit import init_pipeline
 
-        assets = ROOT / "assets"
+        assets = ROOT / "spacy_deid" / "assets"
         overrides = {"paths.whitelist": str(assets / "whitelist.txt"), "paths.blacklist": str(assets / "blacklist.txt")}
-        nlp = init_pipeline(ROOT / "configs" / "frequency.cfg", corpus=corpus_path, overrides=overrides)
+        nlp = init_pipeline(ROOT / "spacy_deid" / "configs" / "frequency.cfg", corpus=corpus_path, overrides=overrides)
     else:
         nlp = spacy.blank("en")
     t0 = time.perf_counter()
@@ -142,7 +142,7 @@ def main(argv=None) -> int:
     ]
     if not args.skip_frequency:
         try:
-            import spacy_deid.frequency  # noqa: F401
+            import spacy_deid.components.frequency_masker  # noqa: F401
 
             variants += [
                 ("frequency_masker", None, 0, True),

@@ -1,6 +1,6 @@
 """The PHI NER experiments of seeds 003 (Filtered BERT) and 004 (neighbour pseudonyms).
 
-Trains the PHI NER of ``configs/ner_tok2vec.cfg`` (or ``ner_trf.cfg``) on a
+Trains the PHI NER of ``spacy_deid/configs/ner_tok2vec.cfg`` (or ``ner_trf.cfg``) on a
 low-resource split without augmentation, with filtered-MLM augmentation and with
 neighbour pseudonyms at several N, then scores every model on a held-out generated
 split and on ``synthetic_clinical_queries.jsonl`` (labels mapped, see ``SCQ_MAP``).
@@ -123,7 +123,7 @@ def run(
     out: Path = typer.Option(..., help="Output directory"),
     scq: Optional[Path] = typer.Option(None, help="synthetic_clinical_queries.jsonl"),
     mlm: Optional[Path] = typer.Option(None, help="MLM dir (filtered_mlm)"),
-    config: Path = typer.Option(Path("configs/ner_tok2vec.cfg"), help="NER config"),
+    config: Path = typer.Option(Path("spacy_deid/configs/ner_tok2vec.cfg"), help="NER config"),
     variants: str = typer.Option("baseline,nb10,nb50,nb100,nb200,filtered_mlm", help="Comma-separated variants"),
     max_steps: int = typer.Option(500, help="Updates per run (same for all variants)"),
     batch_words: int = typer.Option(1000, help="Words per batch"),
@@ -197,8 +197,8 @@ def evaluate(
     from spacy.training import Example
 
     import spacy_deid  # noqa: F401
-    from spacy_deid.records import iter_records
-    from spacy_deid.registry import record_to_example
+    from spacy_deid.io.records import iter_records
+    from spacy_deid.io.readers import record_to_example
 
     nlp = spacy.load(model)
     if "phi_ruler" in nlp.disabled:
@@ -207,7 +207,7 @@ def evaluate(
     if not len(ruler.patterns):
         # trained with the ruler disabled (model selection on the NER alone): spaCy
         # does not initialize a disabled component, so add the shipped patterns here
-        from spacy_deid.registry import phi_patterns_v1
+        from spacy_deid.io.readers import phi_patterns_v1
 
         ruler.add_patterns(phi_patterns_v1())
     gold = [record_to_example(nlp, r) for r in iter_records(test, limit=limit)]

@@ -16,12 +16,12 @@ import numpy as np
 import spacy
 
 import spacy_deid  # noqa: F401  (registers the components)
-from spacy_deid.augment import load_pseudonymizer
+from spacy_deid.train.augment import load_pseudonymizer
 from spacy_deid.edits import get_edits
-from spacy_deid.records import iter_records
+from spacy_deid.io.records import iter_records
 from spacy_deid.util import make_doc
-from spacy_deid.similarity import CosineFilter
-from spacy_deid.vectors import load_vectors
+from spacy_deid.components.similarity_filter import CosineFilter
+from spacy_deid.train.vectors import load_vectors
 
 vec_dir, mlm_dir, test = sys.argv[1:4]
 n_notes = int(sys.argv[4]) if len(sys.argv) > 4 else 30

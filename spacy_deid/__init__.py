@@ -5,13 +5,13 @@ registries (they are also exposed as entry points, so configs load without it).
 Heavy libraries (torch, transformers, floret) are imported lazily by the
 components that need them, never here.
 """
-from .about import __version__
-from .edits import SPAN_KEY, add_edit, get_edits, install_extensions, render, render_doc, resolve_edits
-from . import registry  # noqa: F401  (registers readers and policies)
-from . import patterns, similarity, augment  # noqa: F401  (PHI ents filter, similarity_filter, augmenters)
-from . import frequency  # noqa: F401  (frequency_masker)
-from . import mlm  # noqa: F401  (mlm_resampler)
-from . import keyphrases, swap  # noqa: F401  (doc_swapper and its keyphrase policies)
+from spacy_deid.about import __version__
+from spacy_deid.edits import SPAN_KEY, add_edit, get_edits, install_extensions, render, render_doc, resolve_edits
+from spacy_deid.io import readers  # noqa: F401  (registers readers and term lists)
+from spacy_deid.detect import patterns  # noqa: F401  (PHI patterns and the ents filter)
+from spacy_deid.policies import keyphrases  # noqa: F401  (RAKE and TextRank policies)
+from spacy_deid.components import frequency_masker, mlm_resampler, similarity_filter, doc_swapper  # noqa: F401
+from spacy_deid.train import augment  # noqa: F401  (registered augmenters)
 
 install_extensions()
 

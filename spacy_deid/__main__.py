@@ -1,4 +1,4 @@
-from .cli import main
+from spacy_deid.cli import main
 
 if __name__ == "__main__":
     main()

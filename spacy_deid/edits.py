@@ -1,10 +1,15 @@
 """The edit model: non-destructive edits on the original Doc's coordinates.
 
 Every component records what it wants changed as a span of the *original* Doc in
-one span group, ``doc.spans["deid"]``. The span label is the reason (``LOW_FREQ``,
-``BLACKLIST``, ``PATTERN``, ``PHI``, ``MLM``, ``SWAP``...), the replacement string is in
-the ``Span._.deid_replacement`` extension, and optional audit data (which component,
-a swap partner's id...) in ``Span._.deid_audit``. Nothing in the original text is
+one span group, ``doc.spans["deid"]``. The span label is the *reason*, i.e. what
+found it (``NER``, ``PATTERN``, ``GAZETTEER``, ``LOW_FREQ``, ``BLACKLIST``, ``MLM``,
+``SWAP``...), the replacement string is in the ``Span._.deid_replacement``
+extension, the PHI *category* (``NAME``, ``DATE``, ``AGE``, ``LOCATION``,
+``ORGANIZATION``, ``CONTACT``, ``ID``, ``OTHER``; None for edits of non-PHI words)
+in ``Span._.deid_category``, the *method* that wrote the replacement
+(``SURROGATE``, ``DATE_SHIFT``, ``MASK``, ``REDACT``, ``HASH``, ``ENCRYPT``,
+``RESAMPLE``, ``SWAP``) in ``Span._.deid_method``, and optional audit data (which
+component, a swap partner's id...) in ``Span._.deid_audit``. Nothing in the original text is
 changed: ``doc._.deid_text`` renders the sanitised text from the original plus the
 edits, so every change keeps its character offsets.
 
@@ -31,14 +36,22 @@ from spacy.tokens import Doc, Span
 
 SPAN_KEY = "deid"
 
-# Reasons used by the shipped components; any string label is accepted.
+# Reasons (what found an edit) used by the shipped components; any string label is accepted.
 LOW_FREQ = "LOW_FREQ"
 BLACKLIST = "BLACKLIST"
 PATTERN = "PATTERN"
-PHI = "PHI"
+NER = "NER"
+GAZETTEER = "GAZETTEER"
+PHI = "PHI"  # an entity of doc.ents whose detector is not known
 MLM = "MLM"
 SWAP = "SWAP"
 SURROGATE = "SURROGATE"
+
+# PHI categories: every detector label maps to one of these (detect/labels.py).
+CATEGORIES = ("NAME", "DATE", "AGE", "LOCATION", "ORGANIZATION", "CONTACT", "ID", "OTHER")
+
+# Methods (what wrote an edit's replacement).
+METHODS = ("SURROGATE", "DATE_SHIFT", "MASK", "REDACT", "HASH", "ENCRYPT", "RESAMPLE", "SWAP")
 
 
 def install_extensions() -> None:
@@ -49,6 +62,10 @@ def install_extensions() -> None:
         )
     if not Span.has_extension("deid_audit"):
         Span.set_extension("deid_audit", getter=_getter("audit"), setter=_setter("audit"))
+    if not Span.has_extension("deid_category"):
+        Span.set_extension("deid_category", getter=_getter("category"), setter=_setter("category"))
+    if not Span.has_extension("deid_method"):
+        Span.set_extension("deid_method", getter=_getter("method"), setter=_setter("method"))
     if not Doc.has_extension("deid_text"):
         Doc.set_extension("deid_text", getter=render_text)
     if not Doc.has_extension("deid_record"):
@@ -92,6 +109,8 @@ class Segment:
     end_char (int): char offset after the last token (trailing whitespace excluded).
     label (str): the reason of the winning edit.
     replacement (str): what the segment renders as.
+    category (Optional[str]): the PHI category of the winning edit (None: not PHI).
+    method (Optional[str]): what wrote the replacement.
     """
 
     start: int
@@ -100,6 +119,8 @@ class Segment:
     end_char: int
     label: str
     replacement: str
+    category: Optional[str] = None
+    method: Optional[str] = None
 
 
 def add_edit(
@@ -109,17 +130,25 @@ def add_edit(
     label: str,
     replacement: str,
     audit: Optional[dict] = None,
+    *,
+    category: Optional[str] = None,
+    method: Optional[str] = None,
 ) -> Span:
     """Record an edit over tokens ``doc[start:end]``.
 
     doc (Doc): the original document.
     start (int): first token index.
     end (int): token index after the last token.
-    label (str): the reason, e.g. ``"LOW_FREQ"``.
+    label (str): the reason (what found it), e.g. ``"LOW_FREQ"``, ``"NER"``.
     replacement (str): the string that replaces the tokens' text.
     audit (Optional[dict]): JSON-serialisable audit data (never original text).
+    category (Optional[str]): the PHI category (one of ``CATEGORIES``); None for
+        an edit of a word that is not PHI (resampling, swapping).
+    method (Optional[str]): what wrote the replacement (one of ``METHODS``).
     RETURNS (Span): the span added to ``doc.spans["deid"]``.
     """
+    if category is not None and category not in CATEGORIES:
+        raise ValueError(f"Unknown PHI category {category!r}; expected one of {', '.join(CATEGORIES)}")
     if not 0 <= start < end <= len(doc):
         raise ValueError(f"Edit [{start}, {end}) out of range for a doc of {len(doc)} tokens")
     if not isinstance(replacement, str):
@@ -130,6 +159,10 @@ def add_edit(
     span._.deid_replacement = replacement
     if audit is not None:
         span._.deid_audit = audit
+    if category is not None:
+        span._.deid_category = category
+    if method is not None:
+        span._.deid_method = method
     group = doc.spans[SPAN_KEY] if SPAN_KEY in doc.spans else None
     if group is None:
         doc.spans[SPAN_KEY] = [span]
@@ -182,6 +215,8 @@ def resolve_edits(doc: Doc) -> List[Segment]:
                 end_char=doc[pos].idx + len(doc[pos].text),
                 label=span.label_,
                 replacement="" if replacement is None else replacement,
+                category=span._.deid_category,
+                method=span._.deid_method,
             )
         )
         if nxt is not None:
@@ -249,11 +284,23 @@ def render_text(doc: Doc) -> str:
 
 
 def edits_as_records(doc: Doc) -> List[dict]:
-    """The resolved edits as JSON records: original char offsets, reason, replacement."""
-    return [
-        {"start": s.start_char, "end": s.end_char, "label": s.label, "replacement": s.replacement}
-        for s in resolve_edits(doc)
-    ]
+    """The resolved edits as JSON records: original char offsets, the reason
+    (``label``), the PHI ``category`` (None: not PHI), the ``method`` and the
+    replacement (the output contract of ``sanitize``)."""
+    return [segment_record(s) for s in resolve_edits(doc)]
+
+
+def segment_record(seg: Segment, offset: int = 0) -> dict:
+    """One resolved edit as a JSON record; ``offset`` is added to its char offsets
+    (a document processed in pieces reports offsets into the whole text)."""
+    return {
+        "start": seg.start_char + offset,
+        "end": seg.end_char + offset,
+        "label": seg.label,
+        "category": seg.category,
+        "method": seg.method,
+        "replacement": seg.replacement,
+    }
 
 
 def map_char_spans(

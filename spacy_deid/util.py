@@ -51,7 +51,7 @@ def require_corpus(corpus: Optional[RecordsReader], name: str) -> RecordsReader:
         raise ValueError(
             f"[{name}] initialize needs a corpus: add it to the config as\n"
             f"[initialize.components.{name}.corpus]\n"
-            f'@readers = "spacy_deid.records.v1"\npath = "${{paths.corpus}}"\n'
+            f'@readers = "spacy_deid.io.records.v1"\npath = "${{paths.corpus}}"\n'
             f"or pass it to nlp.initialize / spacy_deid init CORPUS."
         )
     return corpus

@@ -49,7 +49,7 @@ def small_corpus(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def small_records(small_corpus):
-    from spacy_deid.records import read_jsonl_list
+    from spacy_deid.io.records import read_jsonl_list
 
     return read_jsonl_list(small_corpus)
 
@@ -57,7 +57,7 @@ def small_records(small_corpus):
 @pytest.fixture(scope="session")
 def vec_dir(tmp_path_factory, small_corpus):
     """Tiny floret vectors of the session corpus (read-only for the tests)."""
-    from spacy_deid.vectors import train_vectors
+    from spacy_deid.train.vectors import train_vectors
 
     out = tmp_path_factory.mktemp("tiny_vectors")
     train_vectors(small_corpus, out, seed=0, **TINY_VECTORS)
@@ -67,7 +67,7 @@ def vec_dir(tmp_path_factory, small_corpus):
 @pytest.fixture(scope="session")
 def mlm_dir(tmp_path_factory, small_corpus):
     """A tiny masked LM pretrained on the session corpus (read-only for the tests)."""
-    from spacy_deid.pretrain import pretrain_mlm
+    from spacy_deid.train.pretrain import pretrain_mlm
 
     out = tmp_path_factory.mktemp("tiny_mlm")
     pretrain_mlm(small_corpus, out, TINY_MLM, no_mask=True, show_progress=False)

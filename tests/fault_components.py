@@ -41,7 +41,7 @@ def build_pipeline(delay: float = 0.0, die_on: str = ""):
     """blank English + the shipped PHI patterns + the slow mask."""
     import spacy
 
-    from spacy_deid.registry import phi_patterns_v1
+    from spacy_deid.io.readers import phi_patterns_v1
 
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("span_ruler", config={"spans_key": None, "annotate_ents": True})

@@ -8,7 +8,7 @@ from spacy.training import Example
 from typer.testing import CliRunner
 
 import spacy_deid  # noqa: F401
-from spacy_deid.augment import (
+from spacy_deid.train.augment import (
     augment_file,
     entity_tokens,
     filtered_mlm_docs,
@@ -18,9 +18,9 @@ from spacy_deid.augment import (
     pseudonymize_docs,
     replace_tokens,
 )
-from spacy_deid.records import FatalError, read_jsonl_list
-from spacy_deid.similarity import CosineFilter
-from spacy_deid.vectors import load_vectors
+from spacy_deid.io.records import FatalError, read_jsonl_list
+from spacy_deid.components.similarity_filter import CosineFilter
+from spacy_deid.train.vectors import load_vectors
 
 @pytest.fixture(scope="module")
 def gold(small_corpus, tmp_path_factory):
@@ -131,7 +131,7 @@ def test_neighbor_augmenter_yields_original_and_aligned_copy(vec_dir, gold):
 
     make = registry.augmenters.get("spacy_deid.neighbor_pseudonyms.v1")
     augment = make(vectors=str(vec_dir), n_neighbors=10, seed=1)
-    from spacy_deid.registry import record_to_example
+    from spacy_deid.io.readers import record_to_example
 
     rec = read_jsonl_list(gold)[0]
     eg = record_to_example(nlp, rec)
@@ -179,7 +179,7 @@ def test_filtered_mlm_with_fake_sampler_replaces_n_non_entity_words(vec_dir, gol
 
 
 def test_filtered_mlm_with_real_tiny_model(vec_dir, mlm_dir, gold):
-    from spacy_deid.augment import load_sampler
+    from spacy_deid.train.augment import load_sampler
 
     sampler = load_sampler(mlm_dir)
     vectors = load_vectors(vec_dir)
@@ -356,9 +356,8 @@ def test_overlapping_gold_spans_name_the_record(vec_dir, tmp_path):
 
 
 def test_cli_augment(vec_dir, gold, tmp_path):
-    from spacy_deid.cli import _load_command_modules, app
+    from spacy_deid.cli import app
 
-    _load_command_modules()
     runner = CliRunner()
     out = tmp_path / "cli.jsonl"
     res = runner.invoke(app, ["augment", str(gold), str(out), "--method", "neighbor_pseudonyms",

@@ -9,7 +9,7 @@ from spacy import util
 import spacy_deid  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = ROOT / "configs"
+CONFIGS = ROOT / "spacy_deid" / "configs"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.cfg") if not p.name.startswith("pretrain")))

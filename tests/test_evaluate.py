@@ -71,7 +71,7 @@ def test_parse_grid():
 
 
 def test_split_by_patient_keeps_patients_whole(small_records):
-    from spacy_deid.splits import split_by_patient
+    from spacy_deid.io.splits import split_by_patient
 
     parts = split_by_patient(small_records, [("train", 100), ("dev", 50), ("test", 0)], seed=1)
     assert sum(len(v) for v in parts.values()) == len(small_records)
@@ -87,12 +87,12 @@ def test_sweep_fits_on_the_fit_corpus_and_scores_the_first_records(tmp_path):
     from pathlib import Path
 
     from spacy_deid.eval.sweep import run_sweep
-    from spacy_deid.records import write_jsonl_atomic
+    from spacy_deid.io.records import write_jsonl_atomic
     from spacy_deid.synth import generate_records
 
     corpus = tmp_path / "c.jsonl"
     write_jsonl_atomic(corpus, list(generate_records(40, 10, seed=3)))
-    config = Path(__file__).resolve().parent.parent / "configs" / "frequency.cfg"
+    config = Path(__file__).resolve().parent.parent / "spacy_deid" / "configs" / "frequency.cfg"
     grid = {"components.frequency_masker.k": [3]}
     own = run_sweep(config, corpus, grid, limit=10)
     full = run_sweep(config, corpus, grid, limit=10, fit_corpus=corpus)

@@ -14,8 +14,8 @@ import pytest
 import spacy
 
 from fault_components import build_pipeline, make_lines, write_lines
-from spacy_deid.records import AtomicJSONLWriter, FatalError
-from spacy_deid.sanitize import DEFAULT_MAX_CHARS, sanitize_file, split_text
+from spacy_deid.io.records import AtomicJSONLWriter, FatalError
+from spacy_deid.engines.local import DEFAULT_MAX_CHARS, sanitize_file, split_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(__file__).resolve().parent / "fault_components.py"
@@ -154,7 +154,7 @@ def test_n_process_2_under_spawn(tmp_path):
         "import multiprocessing as mp, sys\n"
         "mp.set_start_method('spawn', force=True)\n"
         "import fault_components\n"
-        "from spacy_deid.sanitize import sanitize_file\n"
+        "from spacy_deid.engines.local import sanitize_file\n"
         "if __name__ == '__main__':\n"
         f"    s = sanitize_file({str(model)!r}, {str(inp)!r}, {str(tmp_path / 'spawn.jsonl')!r}, batch_size=16, n_process=2)\n"
         "    print(s.n_in, s.n_ok, s.n_error)\n"
@@ -389,7 +389,7 @@ def test_cli_rejects_unknown_engine(tmp_path):
 def test_scan_chunks_cover_every_record_once(tmp_path):
     """The Ray engine's chunk table (byte ranges, first line number, first record
     index) agrees with the local reader's numbering, blank lines included."""
-    from spacy_deid.records import iter_lines, iter_raw_lines, scan_chunks
+    from spacy_deid.io.records import iter_lines, iter_raw_lines, scan_chunks
 
     lines = [b"", b"  "] + make_lines(57, seed=9) + [b"", b'{"id": "last", "text": "no newline at the end"}']
     inp = tmp_path / "in.jsonl"

@@ -14,8 +14,8 @@ from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import get_edits
-from spacy_deid.frequency_counts import ConfidenceList, DistinctCounter
-from spacy_deid.frequency_items import ItemExtractor, full_shape, light_stem
+from spacy_deid.stats.counts import ConfidenceList, DistinctCounter
+from spacy_deid.stats.items import ItemExtractor, full_shape, light_stem
 from spacy_deid.util import make_doc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def test_import_registers_factory():
     from importlib.metadata import entry_points
 
     eps = {ep.name: ep.value for ep in entry_points(group="spacy_factories")}
-    assert eps.get("frequency_masker") == "spacy_deid.frequency:make_frequency_masker"
+    assert eps.get("frequency_masker") == "spacy_deid.components.frequency_masker:make_frequency_masker"
 
 
 def test_not_initialized_is_a_clear_error():
@@ -435,13 +435,13 @@ def test_serialization_round_trip(fitted_small, small_records, tmp_path):
 
 
 def test_config_init_pipeline_and_load(small_corpus, small_records, tmp_path):
-    from spacy_deid.pipeline import init_pipeline
-    from spacy_deid.sanitize import doc_to_output
+    from spacy_deid.engines.fit import init_pipeline
+    from spacy_deid.engines.local import doc_to_output
 
     out = tmp_path / "pipe"
-    init_pipeline(ROOT / "configs/frequency.cfg", small_corpus, out, overrides={
-        "paths.whitelist": str(ROOT / "assets/whitelist.txt"),
-        "paths.blacklist": str(ROOT / "assets/blacklist.txt"),
+    init_pipeline(ROOT / "spacy_deid/configs/frequency.cfg", small_corpus, out, overrides={
+        "paths.whitelist": str(ROOT / "spacy_deid/assets/whitelist.txt"),
+        "paths.blacklist": str(ROOT / "spacy_deid/assets/blacklist.txt"),
         "components.frequency_masker.k": 2,
     })
     nlp = spacy.load(out)

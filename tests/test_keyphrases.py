@@ -1,4 +1,4 @@
-"""RAKE and TextRank policies (spacy_deid.keyphrases) on known texts."""
+"""RAKE and TextRank policies (spacy_deid.policies.keyphrases) on known texts."""
 import numpy as np
 import pytest
 import spacy
@@ -6,7 +6,7 @@ from spacy.tokens import Doc
 from spacy.util import registry
 
 import spacy_deid  # noqa: F401
-from spacy_deid.keyphrases import pagerank, rake_keyphrases, textrank_keyphrases
+from spacy_deid.policies.keyphrases import pagerank, rake_keyphrases, textrank_keyphrases
 
 # The abstract used as the worked example by both Rose et al. 2010 (RAKE) and
 # Mihalcea & Tarau 2004 (TextRank).

@@ -13,7 +13,7 @@ from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits
-from spacy_deid.mlm import MLMSampler, datasifter_mask, doc_key, mask_probability, stable_key
+from spacy_deid.components.mlm_resampler import MLMSampler, datasifter_mask, doc_key, mask_probability, stable_key
 
 @pytest.fixture(scope="module")
 def texts(small_records):
@@ -221,7 +221,7 @@ def test_component_edits(mlm_dir, texts):
 
 
 def test_keep_shape(mlm_dir, texts):
-    from spacy_deid.mlm import coarse_shape
+    from spacy_deid.components.mlm_resampler import coarse_shape
 
     assert [coarse_shape(w) for w in ("Smith", "12/03", "--", "3rd")] == ["word", "number", "punct", "word"]
     nlp = make_nlp(mlm_dir, keep_shape=True)
@@ -321,7 +321,7 @@ def test_phi_entity_text_is_never_sampled(mlm_dir):
 def test_frequency_masker_blacklist_is_respected(mlm_dir, small_records):
     """The real frequency_masker upstream: a blacklisted, frequent word is rigged to
     be the model's favourite and is still never emitted."""
-    pytest.importorskip("spacy_deid.frequency")
+    pytest.importorskip("spacy_deid.components.frequency_masker")
     word = "patient"
     nlp = spacy.blank("en")
     nlp.add_pipe("frequency_masker", config={"k": 2})
@@ -391,10 +391,10 @@ def test_nothing_eligible_adds_nothing(mlm_dir):
 
 
 def test_config_file_loads(mlm_dir):
-    from spacy_deid.pipeline import load_config
+    from spacy_deid.engines.fit import load_config
 
     root = Path(__file__).resolve().parents[1]
-    config = load_config(root / "configs" / "mlm.cfg", overrides={"components.mlm_resampler.model": str(mlm_dir)})
+    config = load_config(root / "spacy_deid" / "configs" / "mlm.cfg", overrides={"components.mlm_resampler.model": str(mlm_dir)})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     assert "mlm_resampler" in nlp.pipe_names
     assert nlp.get_pipe("mlm_resampler").model_path == str(mlm_dir)

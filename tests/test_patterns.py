@@ -5,7 +5,7 @@ import pytest
 import spacy
 
 import spacy_deid  # noqa: F401
-from spacy_deid.patterns import PHI_PATTERNS, write_patterns
+from spacy_deid.detect.patterns import PHI_PATTERNS, write_patterns
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_existing_entities_win_over_matches():
 
 
 def test_written_patterns_load_with_the_reader(tmp_path):
-    from spacy_deid.registry import phi_patterns_v1
+    from spacy_deid.io.readers import phi_patterns_v1
 
     path = tmp_path / "p.jsonl"
     assert write_patterns(str(path)) == len(PHI_PATTERNS)

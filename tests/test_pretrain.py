@@ -9,7 +9,7 @@ from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, add_edit
-from spacy_deid.pretrain import (
+from spacy_deid.train.pretrain import (
     DEFAULT_PRETRAIN_CONFIG,
     load_pretrain_config,
     mask_batch,
@@ -17,7 +17,7 @@ from spacy_deid.pretrain import (
     pretrain_mlm,
     split_records,
 )
-from spacy_deid.records import FatalError
+from spacy_deid.io.records import FatalError
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
@@ -40,13 +40,13 @@ def same_weights(a, b):
 
 
 def test_cpu_config_is_the_default():
-    assert load_pretrain_config(ROOT / "configs" / "pretrain_cpu.cfg") == load_pretrain_config(None)
-    gpu = load_pretrain_config(ROOT / "configs" / "pretrain_gpu.cfg")
+    assert load_pretrain_config(ROOT / "spacy_deid" / "configs" / "pretrain_cpu.cfg") == load_pretrain_config(None)
+    gpu = load_pretrain_config(ROOT / "spacy_deid" / "configs" / "pretrain_gpu.cfg")
     assert gpu["model"]["hidden_size"] > DEFAULT_PRETRAIN_CONFIG["model"]["hidden_size"]
     with pytest.raises(FatalError, match="Unknown pretrain setting"):
         load_pretrain_config({"training": {"learning_rate": 1.0}})
     with pytest.raises(FatalError, match="not found"):
-        load_pretrain_config(ROOT / "configs" / "nope.cfg")
+        load_pretrain_config(ROOT / "spacy_deid" / "configs" / "nope.cfg")
 
 
 def test_masked_text_hides_edits_and_entities():
@@ -96,7 +96,7 @@ def test_pretrain_outputs(trained):
 
     tok = AutoTokenizer.from_pretrained(str(out))
     assert "[UNK]" in tok.tokenize("seen [UNK] today")  # the placeholder stays one special token
-    from spacy_deid.mlm import MLMSampler
+    from spacy_deid.components.mlm_resampler import MLMSampler
 
     assert MLMSampler.from_path(out).window_size == 32
 
@@ -122,8 +122,8 @@ def test_pretrain_is_deterministic_and_resumes_exactly(trained, tmp_path, small_
 def test_pretrain_masks_rare_identifiers(tmp_path, small_records):
     """With the masking step, a name seen for one patient only never reaches the
     tokenizer or the model."""
-    pytest.importorskip("spacy_deid.frequency")
-    from spacy_deid.pretrain import load_mask_pipeline, masked_texts
+    pytest.importorskip("spacy_deid.components.frequency_masker")
+    from spacy_deid.train.pretrain import load_mask_pipeline, masked_texts
 
     records = [dict(r) for r in small_records[:60]]
     records[0]["text"] = records[0]["text"] + " Seen with Qwertyzane twice."
@@ -135,7 +135,7 @@ def test_pretrain_masks_rare_identifiers(tmp_path, small_records):
         "[components]\n[components.mlm_resampler]\nfactory = \"mlm_resampler\"\n"
         "[components.frequency_masker]\nfactory = \"frequency_masker\"\nk = 3\n[initialize]\n"
         "[initialize.components]\n[initialize.components.frequency_masker]\n"
-        "[initialize.components.frequency_masker.corpus]\n@readers = \"spacy_deid.records.v1\"\n"
+        "[initialize.components.frequency_masker.corpus]\n@readers = \"spacy_deid.io.records.v1\"\n"
         "path = ${paths.corpus}\n"
     )
     nlp = load_mask_pipeline(corpus, mask_config=cfg)
@@ -155,14 +155,13 @@ def test_pretrain_requires_a_masking_step(tmp_path, small_corpus):
 def test_cli_errors(tmp_path, small_corpus):
     from typer.testing import CliRunner
 
-    from spacy_deid.cli import _load_command_modules, app
+    from spacy_deid.cli import app
 
-    _load_command_modules()
     runner = CliRunner()
     res = runner.invoke(app, ["pretrain", str(tmp_path / "none.jsonl"), str(tmp_path / "o")])
     assert res.exit_code != 0 and "Corpus not found" in res.output
     res = runner.invoke(app, ["pretrain", str(small_corpus), str(tmp_path / "o"), "--mask-config", str(tmp_path / "x.cfg")])
-    assert res.exit_code != 0 and "Mask config not found" in res.output
+    assert res.exit_code != 0 and "onfig not found" in res.output
 
 
 def test_gold_phi_spans_are_hidden_from_pretraining():
@@ -170,7 +169,7 @@ def test_gold_phi_spans_are_hidden_from_pretraining():
     frequency rule; gold spans hide it from the MLM's training text all the same."""
     import spacy
 
-    from spacy_deid.pretrain import masked_texts
+    from spacy_deid.train.pretrain import masked_texts
 
     nlp = spacy.blank("en")
     text = "Seen by Dr Quillfeather today."

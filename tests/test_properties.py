@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from spacy_deid.edits import add_edit, edited_tokens, render, resolve_edits
-from spacy_deid.records import count_records, parse_line
-from spacy_deid.sanitize import process_lines, sanitize_file
+from spacy_deid.io.records import count_records, parse_line
+from spacy_deid.engines.local import process_lines, sanitize_file
 
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PLACEHOLDER_WORDS = {"low_freq", "pattern", "blacklist", "phi"}
@@ -57,7 +57,7 @@ def vocabulary(corpus):
 
 
 def _fit(corpus, *, with_ruler=True, blacklist=(), **cfg):
-    from spacy_deid.registry import phi_patterns_v1
+    from spacy_deid.io.readers import phi_patterns_v1
 
     nlp = spacy.blank("en")
     if with_ruler:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from fault_components import build_pipeline, make_lines, write_lines
-from spacy_deid.records import FatalError
-from spacy_deid.sanitize import sanitize_file
+from spacy_deid.io.records import FatalError
+from spacy_deid.engines.local import sanitize_file
 
 try:
     import ray  # noqa: F401
@@ -87,7 +87,7 @@ def test_without_ray_the_error_names_the_extra(tmp_path):
 @needs_ray
 @pytest.mark.slow
 def test_ray_output_equals_local_output(tmp_path, ray_local, model_dir):
-    from spacy_deid.engine_ray import sanitize_file_ray, shard_dir_for
+    from spacy_deid.engines.ray import sanitize_file_ray, shard_dir_for
 
     lines = make_lines(400, seed=11)
     inp = tmp_path / "in.jsonl"
@@ -107,7 +107,7 @@ def test_ray_output_equals_local_output(tmp_path, ray_local, model_dir):
 @needs_ray
 @pytest.mark.slow
 def test_ray_resume_reprocesses_only_missing_shards(tmp_path, ray_local, model_dir):
-    from spacy_deid.engine_ray import list_shards, sanitize_file_ray, shard_dir_for
+    from spacy_deid.engines.ray import list_shards, sanitize_file_ray, shard_dir_for
 
     lines = make_lines(300, seed=12)
     inp = tmp_path / "in.jsonl"
@@ -132,7 +132,7 @@ def test_ray_resume_reprocesses_only_missing_shards(tmp_path, ray_local, model_d
 
 def test_merge_refuses_missing_records(tmp_path):
     """The merge needs no Ray: it checks that every record is there exactly once."""
-    from spacy_deid.engine_ray import merge_shards, write_shard
+    from spacy_deid.engines.ray import merge_shards, write_shard
 
     shard_dir = tmp_path / "out.jsonl.shards"
     shard_dir.mkdir()
@@ -149,7 +149,7 @@ def test_merge_refuses_missing_records(tmp_path):
 @needs_ray
 @pytest.mark.slow
 def test_ray_resume_refuses_another_input(tmp_path, ray_local, model_dir):
-    from spacy_deid.engine_ray import sanitize_file_ray
+    from spacy_deid.engines.ray import sanitize_file_ray
 
     inp = tmp_path / "in.jsonl"
     write_lines(inp, make_lines(30, bad=False))
@@ -165,7 +165,7 @@ def test_ray_resume_refuses_another_input(tmp_path, ray_local, model_dir):
 def test_ray_pipeline_that_cannot_load_is_a_clear_error(tmp_path, ray_local, model_dir):
     """The workers cannot load a pipeline whose component is unknown to them (no
     --code): one clear error, the previous output untouched."""
-    from spacy_deid.engine_ray import sanitize_file_ray
+    from spacy_deid.engines.ray import sanitize_file_ray
 
     inp = tmp_path / "in.jsonl"
     write_lines(inp, make_lines(20, bad=False))
@@ -173,8 +173,8 @@ def test_ray_pipeline_that_cannot_load_is_a_clear_error(tmp_path, ray_local, mod
     out.write_text("previous\n")
     code = (
         "import sys\n"
-        "from spacy_deid.engine_ray import sanitize_file_ray\n"
-        "from spacy_deid.records import FatalError\n"
+        "from spacy_deid.engines.ray import sanitize_file_ray\n"
+        "from spacy_deid.io.records import FatalError\n"
         "try:\n"
         f"    sanitize_file_ray({str(model_dir)!r}, {str(inp)!r}, {str(out)!r}, address={ray_local.get_runtime_context().gcs_address!r}, num_workers=1)\n"
         "except FatalError as err:\n"
@@ -193,7 +193,7 @@ def test_ray_kill9_mid_run_then_resume(tmp_path, ray_local, slow_model_dir):
     """A driver killed with SIGKILL mid-run (connected to the running cluster, as
     on a real cluster); --resume keeps its complete shards and gives the output of
     an uninterrupted run."""
-    from spacy_deid.engine_ray import list_shards, sanitize_file_ray, shard_dir_for
+    from spacy_deid.engines.ray import list_shards, sanitize_file_ray, shard_dir_for
 
     lines = make_lines(1500, seed=13)
     inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
@@ -265,7 +265,7 @@ patterns = {"@misc": "spacy_deid.phi_patterns.v1"}
 [initialize.components.frequency_masker]
 
 [initialize.components.frequency_masker.corpus]
-@readers = "spacy_deid.records.v1"
+@readers = "spacy_deid.io.records.v1"
 path = ${paths.corpus}
 
 [initialize.components.frequency_masker.blacklist]
@@ -275,7 +275,7 @@ terms = ["chest pain", "aspirin"]
 [initialize.components.doc_swapper]
 
 [initialize.components.doc_swapper.corpus]
-@readers = "spacy_deid.records.v1"
+@readers = "spacy_deid.io.records.v1"
 path = ${paths.corpus}
 """
 
@@ -298,8 +298,8 @@ def _dir_bytes(path: Path):
 def test_init_on_ray_equals_local_init(tmp_path, ray_local, small_corpus, overrides):
     """Corpus statistics as map/reduce on Ray: the saved pipeline is byte for byte
     the local engine's (frequency counts, k, allowed items; swap idf and centroids)."""
-    from spacy_deid.pipeline import init_pipeline
-    from spacy_deid.stats_ray import init_pipeline_ray
+    from spacy_deid.engines.fit import init_pipeline
+    from spacy_deid.engines.ray_stats import init_pipeline_ray
 
     cfg = tmp_path / "init.cfg"
     cfg.write_text(INIT_CONFIG)

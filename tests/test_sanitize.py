@@ -10,8 +10,8 @@ import spacy
 from spacy.language import Language
 
 from spacy_deid.edits import add_edit
-from spacy_deid.records import FatalError
-from spacy_deid.sanitize import sanitize_file
+from spacy_deid.io.records import FatalError
+from spacy_deid.engines.local import sanitize_file
 
 
 @Language.component("test_mask_ents")
@@ -25,7 +25,7 @@ def _mask_ents(doc):
 
 @pytest.fixture()
 def nlp():
-    from spacy_deid.registry import phi_patterns_v1
+    from spacy_deid.io.readers import phi_patterns_v1
 
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("span_ruler", config={"spans_key": None, "annotate_ents": True})
@@ -69,7 +69,7 @@ def test_every_line_gives_one_record_in_order(nlp, tmp_path):
     assert [r["status"] for r in recs] == ["ok", "error", "error", "error", "error", "error", "error", "ok", "error", "ok", "ok"]
     assert recs[0]["deid_text"] == "Seen on [DATE], call [PHONE]."
     assert recs[0]["patient_id"] == "p1" and recs[0]["label"] == "Cardiology"
-    assert {"start": 8, "end": 18, "label": "PHI", "replacement": "[DATE]"} in recs[0]["edits"]
+    assert {"start": 8, "end": 18, "label": "PHI", "category": None, "method": None, "replacement": "[DATE]"} in recs[0]["edits"]
     assert "text" not in recs[0]  # the original text is never written
     assert "invalid JSON" in recs[1]["error"] and recs[1]["id"] == 2
     assert "missing 'text'" in recs[2]["error"] and recs[2]["id"] == "b"
@@ -118,7 +118,7 @@ def test_previous_output_untouched_until_success(nlp, tmp_path):
     def broken_lines():
         raise KeyboardInterrupt
 
-    import spacy_deid.sanitize as mod
+    import spacy_deid.engines.local as mod
 
     orig = mod.iter_lines
     mod.iter_lines = lambda *a, **k: (_ for _ in broken_lines())
@@ -147,7 +147,7 @@ def _cli(*args, cwd=None):
 def test_cli_init_and_sanitize(tmp_path, small_corpus):
     root = Path(__file__).resolve().parents[1]
     model = tmp_path / "model"
-    res = _cli("init", str(root / "configs" / "base.cfg"), str(small_corpus), str(model))
+    res = _cli("init", str(root / "spacy_deid" / "configs" / "base.cfg"), str(small_corpus), str(model))
     assert res.returncode == 0, res.stderr
     out = tmp_path / "out.jsonl"
     res = _cli("sanitize", str(model), str(small_corpus), str(out))
@@ -175,7 +175,7 @@ def test_import_needs_no_torch_or_transformers():
         "        if name.split('.')[0] in ('torch', 'transformers', 'spacy_transformers', 'floret', 'sklearn', 'ray'):\n"
         "            raise ImportError('blocked ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import spacy_deid, spacy_deid.cli, spacy_deid.sanitize\n"
+        "import spacy_deid, spacy_deid.cli, spacy_deid.engines.local\n"
         "print('ok')\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

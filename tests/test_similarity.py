@@ -9,7 +9,7 @@ from spacy.vectors import Vectors
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import MLM, PHI, SURROGATE, add_edit, get_edits, render
-from spacy_deid.similarity import (
+from spacy_deid.components.similarity_filter import (
     CosineFilter,
     NeighborPseudonymizer,
     apply_case,
@@ -19,7 +19,7 @@ from spacy_deid.similarity import (
     shape_surrogate,
     word_vectors,
 )
-from spacy_deid.vectors import FREQUENT_WORDS_FILE
+from spacy_deid.train.vectors import FREQUENT_WORDS_FILE
 
 
 
@@ -257,7 +257,7 @@ def test_surrogate_mode_needs_a_corpus(vec_dir):
 
 @pytest.fixture(scope="module")
 def surrogate_nlp(vec_dir, small_corpus):
-    from spacy_deid.registry import records_reader_v1
+    from spacy_deid.io.readers import records_reader_v1
 
     nlp = spacy.blank("en")
     nlp.vocab.vectors = spacy.load(vec_dir).vocab.vectors

@@ -10,9 +10,9 @@ from spacy.language import Language
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import SWAP, add_edit, get_edits, render
-from spacy_deid.keyphrases import rake_keyphrases, textrank_keyphrases
-from spacy_deid.registry import records_reader_v1
-from spacy_deid.swap import DocSwapper, rendered_to_original, stable_key
+from spacy_deid.policies.keyphrases import rake_keyphrases, textrank_keyphrases
+from spacy_deid.io.readers import records_reader_v1
+from spacy_deid.components.doc_swapper import DocSwapper, rendered_to_original, stable_key
 from spacy_deid.util import make_doc
 
 TOPICS = {
@@ -437,7 +437,7 @@ def test_stable_key_does_not_depend_on_the_process():
     import subprocess
     import sys
 
-    code = "from spacy_deid.swap import stable_key; print(stable_key('id:note-1'))"
+    code = "from spacy_deid.components.doc_swapper import stable_key; print(stable_key('id:note-1'))"
     env = dict(os.environ, PYTHONHASHSEED="12345")  # str hash() would change with it
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out == f"{stable_key('id:note-1')}\n"
@@ -456,9 +456,9 @@ def test_bytes_and_disk_round_trip(fitted, records, tmp_path):
 
 
 def test_saved_state_holds_no_vocabulary_or_text(corpus_path, records, tmp_path):
-    from spacy_deid.pipeline import init_pipeline
+    from spacy_deid.engines.fit import init_pipeline
 
-    config = Path(__file__).parent.parent / "configs" / "swap.cfg"
+    config = Path(__file__).parent.parent / "spacy_deid" / "configs" / "swap.cfg"
     overrides = {f"components.doc_swapper.{k}": v for k, v in SMALL.items()}
     nlp = init_pipeline(config, corpus_path, tmp_path / "out", overrides=overrides)
     swapper = nlp.get_pipe("doc_swapper")
@@ -480,7 +480,7 @@ def test_saved_state_holds_no_vocabulary_or_text(corpus_path, records, tmp_path)
 
 
 def test_sanitize_file_through_the_swapper(fitted, records, tmp_path):
-    from spacy_deid.sanitize import sanitize_file
+    from spacy_deid.engines.local import sanitize_file
 
     nlp, _ = fitted
     bad = {"id": "bad-1", "text": 5}

@@ -8,7 +8,7 @@ import pytest
 import spacy
 from typer.testing import CliRunner
 
-from spacy_deid.vectors import (
+from spacy_deid.train.vectors import (
     FREQUENT_WORDS_FILE,
     RARE_TOKEN,
     WordCounter,
@@ -129,9 +129,8 @@ def test_scratch_tokenizer_keeps_corpus_strings_out_of_the_vocab():
 
 
 def test_cli_vectors_and_errors(tmp_path, small_corpus):
-    from spacy_deid.cli import _load_command_modules, app
+    from spacy_deid.cli import app
 
-    _load_command_modules()
     runner = CliRunner()
     out = tmp_path / "v"
     res = runner.invoke(
@@ -147,7 +146,7 @@ def test_cli_vectors_and_errors(tmp_path, small_corpus):
 
 
 def test_empty_corpus_is_a_clear_error(tmp_path):
-    from spacy_deid.records import FatalError
+    from spacy_deid.io.records import FatalError
 
     p = tmp_path / "empty.jsonl"
     p.write_text(json.dumps({"id": "x", "text": "   "}) + "\n")

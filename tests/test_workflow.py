@@ -34,9 +34,7 @@ def _env():
 def project(tmp_path_factory):
     proj = tmp_path_factory.mktemp("project")
     shutil.copy(ROOT / "project.yml", proj / "project.yml")
-    for name in ("configs", "assets"):
-        shutil.copytree(ROOT / name, proj / name)
-    # deps of the steps that name package files
+    # deps of the steps that name package files (configs and assets are package data)
     shutil.copytree(ROOT / "spacy_deid", proj / "spacy_deid", ignore=shutil.ignore_patterns("__pycache__"))
     args = [sys.executable, "-m", "spacy", "project", "run", "all", str(proj)]
     for key, value in TINY_VARS.items():

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ..records import FatalError, iter_records
-from .metrics import evaluate_pairs
-from .utility import classification_f1, cross_patient_rate, entity_recall, same_cluster_share
+from spacy_deid.io.records import FatalError, iter_records
+from spacy_deid.eval.metrics import evaluate_pairs
+from spacy_deid.eval.utility import classification_f1, cross_patient_rate, entity_recall, same_cluster_share
 
 Pair = Tuple[dict, dict]
 

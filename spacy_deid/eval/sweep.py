@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from ..records import iter_records, write_jsonl_atomic
-from .metrics import evaluate_pairs
+from spacy_deid.io.records import iter_records, write_jsonl_atomic
+from spacy_deid.eval.metrics import evaluate_pairs
 
 
 def parse_grid(specs: Sequence[str]) -> Dict[str, List[Any]]:
@@ -45,8 +45,8 @@ def run_sweep(
         e.g. the whole corpus the shipped pipeline was fitted on.
     RETURNS (List[dict]): points ``{series, setting, leak_rate, kept_share, ...}``.
     """
-    from ..pipeline import init_pipeline
-    from ..sanitize import sanitize_file
+    from spacy_deid.engines.fit import init_pipeline
+    from spacy_deid.engines.local import sanitize_file
 
     records = list(iter_records(corpus, limit=limit))
     points: List[dict] = []

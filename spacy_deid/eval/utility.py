@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .metrics import TOKEN_RE, _word_in, survives
+from spacy_deid.eval.metrics import TOKEN_RE, _word_in, survives
 
 Pair = Tuple[dict, dict]
 

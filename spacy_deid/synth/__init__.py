@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 from typing import Dict, Iterator, Union
 
-from .generator import NOTE_TYPES, PHI_LABELS, Generator
-from .vocab import ALL_SPECIALTIES
+from spacy_deid.synth.generator import NOTE_TYPES, PHI_LABELS, Generator
+from spacy_deid.synth.vocab import ALL_SPECIALTIES
 
 __all__ = ["generate_records", "generate_corpus", "PHI_LABELS", "NOTE_TYPES", "SPECIALTIES"]
 

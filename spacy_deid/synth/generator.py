@@ -24,7 +24,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from faker import Faker
 
-from . import vocab as V
+from spacy_deid.synth import vocab as V
 
 PHI_LABELS: List[str] = [
     "PATIENT", "DOCTOR", "USERNAME", "HOSPITAL", "ORGANIZATION", "DATE", "AGE", "PHONE", "FAX", "EMAIL",

@@ -1,0 +1,71 @@
+"""``python -m spacy_deid evaluate`` and ``sweep``: metrics, the privacy-utility curve, the report."""
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from wasabi import msg
+
+from spacy_deid.cli.app import app, fatal, parse_overrides, run_guarded
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    gold: Path = typer.Argument(..., help="Original JSONL (with gold 'spans' for privacy metrics)"),
+    sanitized: Path = typer.Argument(..., help="Output of sanitize"),
+    report: Optional[Path] = typer.Option(None, "--report", help="Directory for metrics.json, plots and report.html"),
+    sweep: Optional[Path] = typer.Option(None, "--sweep", help="Points written by `sweep`, drawn as the trade-off curve"),
+    classify: bool = typer.Option(True, "--classify/--no-classify", help="Label classification F1 and same-cluster share"),
+    n_examples: int = typer.Option(3, "--n-examples", help="Notes shown in the (local-only) report"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the classification split and clustering"),
+):
+    """Privacy (leakage, entity recall, cross-patient PHI) and utility of a sanitised corpus."""
+    from spacy_deid.eval.report import evaluate_files, load_pairs, write_report
+
+    metrics = run_guarded(evaluate_files, gold, sanitized, classify=classify, seed=seed)
+    points = json.loads(sweep.read_text()) if sweep is not None and sweep.is_file() else None
+    priv = metrics.get("privacy")
+    if priv:
+        a = priv["leakage_all"]
+        msg.info(f"PHI tokens leaked: {a['leaked']}/{a['n']} ({a['leak_rate']:.2%} at place, {a['anywhere_rate']:.2%} anywhere); entity recall {priv['entity_recall']['ALL']['recall']:.2%}")
+    msg.info(f"non-PHI tokens kept: {metrics['utility']['non_phi']['kept_share']:.2%}")
+    cl = metrics["utility"].get("classification")
+    if cl:
+        msg.info(f"label macro-F1 raw {cl['macro_f1_raw']:.3f} vs sanitised {cl['macro_f1_sanitized']:.3f}")
+    if report is None:
+        print(json.dumps(metrics, indent=2))
+        return
+    pairs, _ = run_guarded(load_pairs, gold, sanitized)
+    path = write_report(metrics, report, pairs=pairs, sweep_points=points, n_examples=n_examples)
+    msg.good(f"Report: {path}")
+
+
+@app.command(
+    "sweep",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def sweep_cmd(
+    ctx: typer.Context,
+    config: Path = typer.Argument(..., help="Pipeline config"),
+    corpus: Path = typer.Argument(..., help="Corpus JSONL with gold spans"),
+    output: Path = typer.Argument(..., help="Points JSON for `evaluate --sweep`"),
+    setting: List[str] = typer.Option(..., "--set", help="section.key=v1,v2,... (repeatable; one curve per key)"),
+    limit: int = typer.Option(200, "--limit", help="Records of the corpus used per point (0: all)"),
+    fit_corpus: Optional[Path] = typer.Option(None, "--fit-corpus", help="Fit the corpus statistics on this corpus (default: the scored records)"),
+):
+    """Fit and sanitise over a grid of settings: the privacy-utility curve.
+
+    Extra options override the config for every point: --paths.mlm models/mlm
+    """
+    from spacy_deid.eval.sweep import parse_grid, run_sweep
+
+    try:
+        grid = parse_grid(setting)
+    except ValueError as err:
+        fatal(str(err))
+    points = run_guarded(run_sweep, config, corpus, grid, parse_overrides(ctx.args), limit, fit_corpus)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(points, indent=2), encoding="utf-8")
+    for p in points:
+        msg.text(f"{p['setting']:<28} leak {p['leak_rate']:.3f}  kept {p['kept_share']:.3f}")
+    msg.good(f"{len(points)} points -> {output}")

@@ -1,0 +1,96 @@
+"""``python -m spacy_deid pretrain CORPUS OUT_DIR``: the corpus masked language model."""
+from pathlib import Path
+from typing import Optional
+
+import typer
+from wasabi import msg
+
+from spacy_deid.cli.app import app, fatal, parse_overrides, run_guarded
+
+
+@app.command(
+    "pretrain",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def pretrain_cmd(
+    ctx: typer.Context,
+    corpus: Path = typer.Argument(..., help="Corpus JSONL ({id, patient_id?, text})"),
+    out_dir: Path = typer.Argument(..., help="Output directory: HF model + tokenizer, metrics.json, checkpoint/"),
+    config: Optional[Path] = typer.Option(
+        None, "--config", help="Hyperparameters (.cfg), a file or a shipped name: pretrain_cpu, pretrain_gpu"
+    ),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Training steps (overrides training.max_steps)"),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (overrides training.seed)"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
+    resume: bool = typer.Option(False, "--resume", help="Continue from OUT_DIR/checkpoint"),
+    mask_config: Optional[Path] = typer.Option(
+        Path("frequency"),
+        "--mask-config",
+        help="Pipeline config fitted on CORPUS to frequency-mask it before training (the pipeline's settings)",
+    ),
+    mask_pipeline: Optional[Path] = typer.Option(
+        None, "--mask-pipeline", help="A fitted masking pipeline directory (instead of --mask-config)"
+    ),
+    no_mask: bool = typer.Option(
+        False, "--no-mask", help="Train on the raw text (only for a corpus without identifiers)"
+    ),
+    stop_after: Optional[int] = typer.Option(
+        None, "--stop-after", help="Stop after N steps of this run, keeping a checkpoint (continue with --resume)"
+    ),
+):
+    """Train a WordPiece tokenizer and a small BertForMaskedLM on the frequency-masked corpus.
+
+    Extra options override the masking config, spaCy-style: --components.frequency_masker.k 5
+    """
+    from spacy_deid.train.pretrain import pretrain_mlm
+
+    if not corpus.is_file():
+        fatal(f"Corpus not found: {corpus}")
+    from spacy_deid.resources import config_path
+
+    if config is not None:
+        config = run_guarded(config_path, config)
+    if mask_pipeline is not None or no_mask:
+        mask_config = None
+    elif mask_config is not None:
+        try:
+            mask_config = config_path(mask_config)
+        except FileNotFoundError as err:
+            fatal(
+                f"{err}. Pass --mask-config CFG (the pipeline's frequency masking), "
+                f"--mask-pipeline DIR, or --no-mask for a corpus without identifiers"
+            )
+    device = "cpu"
+    if gpu_id >= 0:
+        import torch
+
+        if not torch.cuda.is_available():
+            fatal(f"--gpu-id {gpu_id}: no CUDA GPU is available")
+        device = f"cuda:{gpu_id}"
+    metrics = run_guarded(
+        pretrain_mlm,
+        corpus,
+        out_dir,
+        config,
+        max_steps=max_steps,
+        seed=seed,
+        device=device,
+        resume=resume,
+        mask_pipeline=mask_pipeline,
+        mask_config=mask_config,
+        mask_overrides=parse_overrides(ctx.args),
+        no_mask=no_mask,
+        stop_after_steps=stop_after,
+        log=msg.info,
+    )
+    if metrics.get("interrupted"):
+        msg.warn(f"Stopped at step {metrics['steps_done']} of {metrics['steps']}; continue with --resume")
+        return
+    held = metrics.get("heldout") or {}
+    if held:
+        msg.good(
+            f"Saved to {out_dir}: held-out masked-token top-1 {held['top1']:.3f}, top-5 {held['top5']:.3f}, "
+            f"perplexity {held['perplexity']:.1f} ({metrics['tokens_per_second']} tokens/s)"
+        )
+    else:
+        msg.good(f"Saved to {out_dir} (no held-out notes to evaluate)")

@@ -1,0 +1,67 @@
+"""`python -m spacy_deid vectors CORPUS OUT_DIR`: train floret vectors on the corpus."""
+from pathlib import Path
+from typing import Optional
+
+import typer
+from wasabi import msg
+
+from spacy_deid.cli.app import app, run_guarded
+
+
+@app.command("vectors")
+def vectors_cmd(
+    corpus: Path = typer.Argument(..., help="Corpus JSONL ({id, text, patient_id?})"),
+    output_dir: Path = typer.Argument(..., help="Output directory (a spaCy pipeline with floret vectors)"),
+    dim: int = typer.Option(100, "--dim", help="Vector width"),
+    seed: int = typer.Option(0, "--seed", help="Seed (document order; floret runs deterministic with --threads 1)"),
+    k: int = typer.Option(5, "--k", help="Frequency rule: items seen for fewer than k patients become [RARE] (0: off)"),
+    count_by: str = typer.Option("patient", "--count-by", help="Counting unit for --k: patient, doc or occurrence"),
+    mask_config: Optional[Path] = typer.Option(None, "--mask-config", help="Masking config fitted on CORPUS first (a file or a shipped name, e.g. frequency): its edits and entities become [RARE]"),
+    mask_pipeline: Optional[Path] = typer.Option(None, "--mask-pipeline", help="A fitted masking pipeline directory (instead of --mask-config)"),
+    model: str = typer.Option("cbow", "--model", help="floret model: cbow or skipgram"),
+    epoch: int = typer.Option(10, "--epoch", help="Training epochs"),
+    lr: float = typer.Option(0.1, "--lr", help="Learning rate"),
+    minn: int = typer.Option(3, "--minn", help="Shortest character n-gram"),
+    maxn: int = typer.Option(5, "--maxn", help="Longest character n-gram"),
+    bucket: int = typer.Option(50000, "--bucket", help="Rows of the hashed vector table"),
+    hash_count: int = typer.Option(2, "--hash-count", help="Hashes per n-gram (1-4)"),
+    threads: int = typer.Option(1, "--threads", help="floret threads (>1 is faster, not deterministic)"),
+    limit: int = typer.Option(0, "--limit", help="Read at most this many records (0: all)"),
+    keep_floret: bool = typer.Option(False, "--keep-floret", help="Also keep floret's vectors.floret text table"),
+):
+    """Train floret vectors (subword hashing: every word has a vector) and convert
+    them with spaCy's `init vectors --mode floret` path. Use the output directory as
+    the initialize.vectors setting of a config (paths.vectors)."""
+    from spacy_deid.train.vectors import train_vectors
+
+    if not corpus.is_file():
+        from spacy_deid.cli.app import fatal
+
+        fatal(f"Corpus not found: {corpus}")
+    try:
+        out = run_guarded(
+            train_vectors,
+            corpus,
+            output_dir,
+            dim=dim,
+            seed=seed,
+            mask_pipeline=mask_pipeline,
+            mask_config=mask_config,
+            k=k,
+            count_by=count_by,
+            model=model,
+            epoch=epoch,
+            lr=lr,
+            minn=minn,
+            maxn=maxn,
+            bucket=bucket,
+            hash_count=hash_count,
+            threads=threads,
+            limit=limit,
+            keep_floret=keep_floret,
+        )
+    except ValueError as err:
+        from spacy_deid.cli.app import fatal
+
+        fatal(str(err))
+    msg.good(f"Saved floret vectors ({bucket} x {dim}) to {out}")

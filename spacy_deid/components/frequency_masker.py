@@ -1,0 +1,625 @@
+"""frequency_masker: the patent's low-frequency de-identification (seed 002, claims 1-11).
+
+Every *word item* whose corpus count is below a threshold ``k`` is masked, every
+blacklisted term is masked, whitelisted terms are kept, and the PHI entities an
+upstream span_ruler/NER put in ``doc.ents`` are always masked. Counts are learned
+in ``initialize`` from an explicit corpus (a registered reader of our JSONL), by
+distinct patient by default.
+
+How item kinds combine: a countable token (not whitespace, not punctuation) is
+masked when *any* enabled item that covers it is below the threshold. Hence:
+``pos``/``dep`` items are finer than ``text`` (a frequent word in a rare
+syntactic position is masked); ``pattern`` and ``ngram`` items only add masking
+over their tokens; ``stem`` items pool inflections, so they are useful *instead
+of* ``text`` (with both enabled, ``text`` decides, since a word is never more
+frequent than its stem). Precedence per token: PHI entity > blacklist >
+whitelist > low-frequency (``LOW_FREQ`` for text/pos/dep/stem/ngram items,
+``PATTERN`` for word-pattern items).
+
+What is stored (``to_disk``/``to_bytes``/pickle): the sorted uint64 hashes of
+the items at or above the threshold, the term lists as hashes, the settings and
+counts of the fit (no text, no rare item, not even hashed).
+"""
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from thinc.api import Config
+
+from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
+from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
+from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
+from spacy_deid.stats.terms import HashedTerms
+from spacy_deid.util import RecordsReader, pipe_upstream, require_corpus
+
+logger = logging.getLogger("spacy_deid")
+
+MODES = ("placeholder", "same_length", "remove")
+
+DEFAULT_CONFIG_STR = """
+[frequency_masker]
+kinds = ["text"]
+case_fold = true
+ngram_n = 2
+pattern_window = 2
+stem_source = "auto"
+count_unit = "patient"
+k = 5
+keep_fraction = null
+k_min = 2
+k_max = 50
+confidence_min_share = 0.8
+confidence_min_runs = 1
+confidence_bonus = 0.0
+mode = "placeholder"
+placeholder = "[{label}]"
+mask_char = "*"
+"""
+DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
+
+# Reason codes in the per-token decision array.
+_KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
+_REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
+
+@dataclass
+class _Fit:
+    """What one fit found (kept by ``initialize``)."""
+
+    k: int
+    k_source: str
+    kept_share: Optional[float]
+    allowed: np.ndarray
+    n_docs: int
+    n_units: int
+    unit_name: str
+    n_words: int
+    n_items: int
+    peak_pairs: int
+
+
+# Which upstream annotation each kind needs (checked in initialize).
+_NEEDS = {"pos": ("token.pos", "a tagger or morphologizer"), "dep": ("token.dep", "a parser")}
+
+
+@Language.factory(
+    "frequency_masker",
+    default_config=DEFAULT_CONFIG["frequency_masker"],
+    assigns=["doc.spans"],
+)
+def make_frequency_masker(
+    nlp: Language,
+    name: str,
+    kinds: List[str],
+    case_fold: bool,
+    ngram_n: int,
+    pattern_window: int,
+    stem_source: str,
+    count_unit: str,
+    k: Optional[int],
+    keep_fraction: Optional[float],
+    k_min: int,
+    k_max: int,
+    confidence_min_share: float,
+    confidence_min_runs: int,
+    confidence_bonus: float,
+    mode: str,
+    placeholder: str,
+    mask_char: str,
+) -> "FrequencyMasker":
+    """Create a frequency_masker (see the module docstring and the README section "frequency_masker").
+
+    kinds (List[str]): enabled word-item kinds: text, pos, dep, pattern, ngram, stem.
+    case_fold (bool): count the token text case-insensitively.
+    ngram_n (int): words per n-gram item.
+    pattern_window (int): max distance (tokens) between a word and the number of its pattern item.
+    stem_source (str): "auto" (lemma if the Doc has lemmas, else the light stemmer), "lemma", "stem".
+    count_unit (str): "patient" (distinct patient_id; a record without one is its own
+        unit), "document" or "occurrence".
+    k (Optional[int]): the threshold: items counted fewer than k times are masked.
+        Ignored when keep_fraction is set.
+    keep_fraction (Optional[float]): choose k from the corpus: the largest k in
+        [k_min, k_max] that keeps at least this share of the corpus' word tokens.
+    k_min (int): the lowest k keep_fraction may choose (a privacy floor).
+    k_max (int): the highest k keep_fraction may choose (also the count cap).
+    confidence_min_share (float): with a confidence list, items above the threshold
+        in at least this share of earlier runs are kept even if rare now (> 1: never).
+    confidence_min_runs (int): earlier runs needed before the confidence list is used.
+    confidence_bonus (float): add ``round(score * bonus)`` to an item's count.
+    mode (str): "placeholder", "same_length" (mask_char per character) or "remove".
+    placeholder (str): placeholder template; ``{label}`` is the reason or the entity label.
+    mask_char (str): the character of the same-length mask.
+    RETURNS (FrequencyMasker): the component.
+    """
+    return FrequencyMasker(
+        nlp.vocab,
+        name=name,
+        kinds=kinds,
+        case_fold=case_fold,
+        ngram_n=ngram_n,
+        pattern_window=pattern_window,
+        stem_source=stem_source,
+        count_unit=count_unit,
+        k=k,
+        keep_fraction=keep_fraction,
+        k_min=k_min,
+        k_max=k_max,
+        confidence_min_share=confidence_min_share,
+        confidence_min_runs=confidence_min_runs,
+        confidence_bonus=confidence_bonus,
+        mode=mode,
+        placeholder=placeholder,
+        mask_char=mask_char,
+    )
+
+
+class FrequencyMasker(Pipe):
+    """Mask word items that are rare in the corpus, blacklisted terms and PHI entities."""
+
+    def __init__(
+        self,
+        vocab,
+        name: str = "frequency_masker",
+        *,
+        kinds: Iterable[str] = ("text",),
+        case_fold: bool = True,
+        ngram_n: int = 2,
+        pattern_window: int = 2,
+        stem_source: str = "auto",
+        count_unit: str = "patient",
+        k: Optional[int] = 5,
+        keep_fraction: Optional[float] = None,
+        k_min: int = 2,
+        k_max: int = 50,
+        confidence_min_share: float = 0.8,
+        confidence_min_runs: int = 1,
+        confidence_bonus: float = 0.0,
+        mode: str = "placeholder",
+        placeholder: str = "[{label}]",
+        mask_char: str = "*",
+    ):
+        self.vocab = vocab
+        self.name = name
+        self.extractor = ItemExtractor(list(kinds), case_fold, ngram_n, pattern_window, stem_source)
+        if count_unit not in COUNT_UNITS:
+            raise ValueError(f"[{name}] count_unit must be one of {list(COUNT_UNITS)}, got {count_unit!r}")
+        if keep_fraction is not None:
+            if not 0.0 < keep_fraction <= 1.0:
+                raise ValueError(f"[{name}] keep_fraction must be in (0, 1], got {keep_fraction}")
+            if not 1 <= k_min <= k_max:
+                raise ValueError(f"[{name}] need 1 <= k_min <= k_max, got k_min={k_min}, k_max={k_max}")
+        elif k is None or k < 1:
+            raise ValueError(f"[{name}] set k >= 1 or keep_fraction, got k={k}")
+        if mode not in MODES:
+            raise ValueError(f"[{name}] mode must be one of {list(MODES)}, got {mode!r}")
+        try:
+            placeholder.format(label="X")
+        except (KeyError, IndexError, ValueError) as err:
+            raise ValueError(f"[{name}] bad placeholder template {placeholder!r} (only {{label}} is known): {err}") from None
+        if len(mask_char) != 1:
+            raise ValueError(f"[{name}] mask_char must be one character, got {mask_char!r}")
+        self.count_unit = count_unit
+        self.k_config = k
+        self.keep_fraction = keep_fraction
+        self.k_min = k_min
+        self.k_max = k_max
+        self.confidence_min_share = confidence_min_share
+        self.confidence_min_runs = confidence_min_runs
+        self.confidence_bonus = confidence_bonus
+        self.mode = mode
+        self.placeholder = placeholder
+        self.mask_char = mask_char
+        # fitted state
+        self.k: Optional[int] = None
+        self.allowed = np.empty(0, dtype=np.uint64)
+        self.whitelist = HashedTerms()
+        self.blacklist = HashedTerms()
+        self.stats: Dict[str, Any] = {}
+        self._replacements: Dict[str, str] = {}
+
+    # ------------------------------------------------------------------ fitting
+    @property
+    def is_initialized(self) -> bool:
+        return self.k is not None
+
+    def _check_upstream(self, nlp: Language) -> None:
+        upstream = []
+        for pipe_name, _ in nlp.pipeline:
+            if pipe_name == self.name:
+                break
+            upstream.append(pipe_name)
+        assigned = set()
+        for pipe_name in upstream:
+            assigned.update(nlp.get_pipe_meta(pipe_name).assigns)
+        needs = dict(_NEEDS)
+        if "stem" in self.extractor.kinds and self.extractor.stem_source == "lemma":
+            needs["stem"] = ("token.lemma", "a lemmatizer")
+        for kind, (attr, what) in needs.items():
+            if kind in self.extractor.kinds and attr not in assigned:
+                raise ValueError(
+                    f"[{self.name}] item kind '{kind}' needs {attr}: add {what} before "
+                    f"'{self.name}' in the pipeline (upstream components: {upstream or 'none'}), "
+                    f"or remove '{kind}' from components.{self.name}.kinds"
+                )
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        corpus: Optional[RecordsReader] = None,
+        whitelist: Optional[List[str]] = None,
+        blacklist: Optional[List[str]] = None,
+        confidence_path: Optional[str] = None,
+    ) -> None:
+        """Count the word items of ``corpus``, choose k, keep the items at or above it.
+
+        The corpus is streamed through the components before this one (so a
+        tagger's POS or a span_ruler's entities are seen) inside ``nlp.memory_zone()``,
+        so none of its strings stay in the vocab that is saved with the pipeline.
+
+        get_examples (Optional[Callable]): ignored (spaCy's dummy examples are no corpus).
+        nlp (Language): the pipeline.
+        corpus (Callable[[], Iterable[dict]]): our JSONL records, e.g. ``spacy_deid.io.records.v1``.
+        whitelist (Optional[List[str]]): terms always kept (``spacy_deid.term_list.v1``).
+        blacklist (Optional[List[str]]): terms always masked.
+        confidence_path (Optional[str]): the confidence-list state file; read before
+            and updated after this fit. None: no confidence list.
+        """
+        corpus = require_corpus(corpus, self.name)
+        if nlp is None:
+            raise ValueError(f"[{self.name}] initialize needs nlp (call nlp.initialize())")
+        self._check_upstream(nlp)
+        confidence = load_confidence(confidence_path, self.extractor.settings())
+        cap = self.k_max if self.keep_fraction is not None else int(self.k_config)
+        try:
+            with nlp.memory_zone():
+                fit = self._fit(nlp, corpus, whitelist or [], blacklist or [], confidence, cap)
+        finally:
+            # the caches hold hashes of every word of the corpus, rare ones included
+            self.extractor.clear_caches()
+        self._keep(fit, confidence)
+
+    def _keep(self, fit: "_Fit", confidence, engine: str = "") -> None:
+        """Keep what a fit found: the allowed items, k, and the stats (no text)."""
+        self.allowed = fit.allowed
+        self.k = fit.k
+        self.stats = {
+            "k": fit.k,
+            "k_source": fit.k_source,
+            "count_unit": self.count_unit,
+            "n_docs": fit.n_docs,
+            "n_units": fit.n_units,
+            "n_word_tokens": fit.n_words,
+            "n_items": fit.n_items,
+            "n_allowed": int(len(self.allowed)),
+            "kept_share": fit.kept_share,
+            "n_confidence_runs": confidence.n_runs if confidence is not None else None,
+            "counter_peak_pairs": fit.peak_pairs,
+        }
+        # a log line without text: the chosen k and corpus sizes only
+        logger.info(
+            "[%s] k=%d (from %s%s); %d documents, %d %s; %d items counted, %d kept%s",
+            self.name, fit.k, fit.k_source, f", {engine} engine" if engine else "", fit.n_docs, fit.n_units,
+            fit.unit_name, fit.n_items, len(self.allowed),
+            "" if fit.kept_share is None else f"; share of word tokens kept {fit.kept_share:.3f}",
+        )
+
+    def _fit(self, nlp, corpus, whitelist, blacklist, confidence, cap) -> "_Fit":
+        """Count, check, choose k (inside the caller's memory zone). Sets the term
+        lists; returns the rest for ``initialize`` to keep."""
+        self.whitelist = HashedTerms.from_terms(whitelist, nlp.make_doc)
+        self.blacklist = HashedTerms.from_terms(blacklist, nlp.make_doc)
+        counter = DistinctCounter(self.count_unit, cap=cap)
+        patients: Dict[Any, int] = {}
+        n_docs = n_words = n_no_patient = 0
+        for doc in pipe_upstream(nlp, self.name, corpus()):
+            items = self.extractor(doc)
+            unit = 0
+            if self.count_unit == "patient":
+                pid = (doc._.deid_record or {}).get("patient_id")
+                if pid is None:
+                    n_no_patient += 1
+                    pid = ("__doc__", n_docs)  # its own unit: it cannot be pooled
+                unit = patients.setdefault(pid, len(patients))
+            counter.add(items.all_keys(), unit)
+            n_docs += 1
+            n_words += len(items.word_idx)
+        keys, counts = counter.result()
+        return self._threshold(
+            nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients), n_words=n_words,
+            n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
+        )
+
+    def _threshold(
+        self, nlp, corpus, keys, counts, confidence, *, n_docs: int, n_patients: int, n_words: int,
+        n_no_patient: int, peak_pairs: int,
+    ) -> "_Fit":
+        """From the corpus counts (``keys`` with their ``counts``, however they were
+        counted: here or on Ray): check the corpus, choose k, the allowed items,
+        update the confidence list."""
+        n_units = {"patient": n_patients, "document": n_docs, "occurrence": n_words}[self.count_unit]
+        unit_name = {"patient": "distinct patients", "document": "documents", "occurrence": "word tokens"}[self.count_unit]
+        if n_docs == 0:
+            raise ValueError(f"[{self.name}] the corpus is empty: nothing to count")
+        if self.count_unit == "patient" and n_no_patient == n_docs:
+            logger.warning("[%s] no record has a patient_id: counting by document", self.name)
+        elif self.count_unit == "patient" and n_no_patient:
+            logger.warning(
+                "[%s] %d of %d records have no patient_id: each counts as its own patient",
+                self.name, n_no_patient, n_docs,
+            )
+        k_needed = self.k_min if self.keep_fraction is not None else int(self.k_config)
+        if n_units < k_needed:
+            raise ValueError(
+                f"[{self.name}] the corpus has {n_units} {unit_name}, fewer than "
+                f"{'k_min' if self.keep_fraction is not None else 'k'}={k_needed}: every item would be "
+                f"below the threshold and everything would be masked. Fit on a larger corpus, "
+                f"lower k, or change count_unit."
+            )
+        adj, forced = self._adjusted_counts(keys, counts, confidence)
+        kept_share = None
+        if self.keep_fraction is not None:
+            k, kept_share = self._choose_k(nlp, corpus, keys, adj, forced)
+            k_source = "keep_fraction"
+        else:
+            k, k_source = int(self.k_config), "k"
+        allowed = np.union1d(keys[(adj >= k) | forced], self._confidence_kept(confidence))
+        if confidence is not None:
+            # "above the threshold" in this run is the raw count, not the adjusted
+            # one, so the list does not reinforce itself
+            confidence.update(keys[counts >= k])
+            confidence.save()
+        return _Fit(k, k_source, kept_share, allowed, n_docs, n_units, unit_name, n_words, int(len(keys)), peak_pairs)
+
+    def _confidence_kept(self, confidence) -> np.ndarray:
+        """Keys kept because of the confidence list (score >= confidence_min_share)."""
+        if confidence is None or confidence.n_runs < max(1, self.confidence_min_runs):
+            return np.empty(0, dtype=np.uint64)
+        share = confidence.n_above / float(confidence.n_runs)
+        return confidence.keys[share >= self.confidence_min_share]
+
+    def _adjusted_counts(self, keys, counts, confidence) -> Tuple[np.ndarray, np.ndarray]:
+        """Counts with the confidence bonus added, and the keys the list forces to be kept."""
+        if confidence is None or confidence.n_runs < max(1, self.confidence_min_runs):
+            return counts, np.zeros(len(keys), dtype=bool)
+        scores = confidence.scores(keys)
+        adj = counts + np.rint(scores * self.confidence_bonus).astype(np.int64)
+        return adj, scores >= self.confidence_min_share
+
+    def _choose_k(self, nlp, corpus, keys, adj, forced) -> Tuple[int, float]:
+        """Claim 2: the largest k in [k_min, k_max] that keeps at least
+        ``keep_fraction`` of the corpus' word tokens (a second corpus pass computes
+        each token's lowest covering-item count). The share kept can only fall as
+        k grows, so the *smallest* k meeting a "keep at least" target would always
+        be k_min; the largest one is the most private k that keeps the wanted text.
+        When even k_min keeps less, k_min is used (a privacy floor) with a warning."""
+        big = self.k_max + 1
+        eff = np.where(forced, big, np.minimum(adj, big))
+        hist = np.zeros(big + 1, dtype=np.int64)
+        for doc in pipe_upstream(nlp, self.name, corpus()):
+            items = self.extractor(doc)
+            if not len(items.word_idx):
+                continue
+            tmin = np.full(items.n_tokens, big, dtype=np.int64)
+            for _, ukeys in items.unigrams:
+                c = lookup_counts(keys, eff, ukeys)
+                np.minimum.at(tmin, items.word_idx, c)
+            for _, skeys, start, end in items.spans:
+                c = lookup_counts(keys, eff, skeys)
+                width = end - start
+                for off in range(int(width.max()) if len(width) else 0):
+                    sel = width > off
+                    np.minimum.at(tmin, start[sel] + off, c[sel])
+            self._apply_terms(doc, items, tmin, keep_value=big, mask_value=0)
+            hist += np.bincount(tmin[items.word_idx], minlength=big + 1)[: big + 1]
+        total = hist.sum()
+        kept_at = {k: (hist[k:].sum() / total if total else 1.0) for k in range(self.k_min, self.k_max + 1)}
+        ok = [k for k, share in kept_at.items() if share >= self.keep_fraction]
+        if ok:
+            k = max(ok)
+        else:
+            k = self.k_min
+            logger.warning(
+                "[%s] even k_min=%d keeps only %.3f of word tokens (< keep_fraction %.3f); using k_min",
+                self.name, self.k_min, kept_at[self.k_min], self.keep_fraction,
+            )
+        return k, float(kept_at[k])
+
+    def _apply_terms(self, doc: Doc, items, arr: np.ndarray, keep_value, mask_value) -> None:
+        """Write the whitelist (keep), blacklist and PHI-entity (mask) decisions into
+        a per-token array, in increasing precedence."""
+        if len(self.whitelist):
+            arr[self.whitelist.match(items.lower, items.nonspace_idx)] = keep_value
+        if len(self.blacklist):
+            arr[self.blacklist.match(items.lower, items.nonspace_idx)] = mask_value
+        for ent in doc.ents:
+            arr[ent.start : ent.end] = mask_value
+
+    # --------------------------------------------------------------- processing
+    def _require_initialized(self) -> None:
+        if not self.is_initialized:
+            raise ValueError(
+                f"[{self.name}] is not initialized: fit it on a corpus first "
+                f"(nlp.initialize with [initialize.components.{self.name}.corpus], "
+                f"or python -m spacy_deid init CONFIG CORPUS OUT)"
+            )
+
+    def decide(self, doc: Doc) -> np.ndarray:
+        """The per-token decision: 0 keep, 1 LOW_FREQ, 2 PATTERN, 3 BLACKLIST
+        (PHI entities are handled separately and win over all of these).
+
+        doc (Doc): the document.
+        RETURNS (np.ndarray): int8 reason code per token.
+        """
+        items = self.extractor(doc)
+        n = items.n_tokens
+        reason = np.zeros(n, dtype=np.int8)
+        if n == 0:
+            return reason
+        low = np.zeros(n, dtype=bool)
+        pat = None
+        allowed = self.allowed
+        for _, keys in items.unigrams:
+            rare = ~in_sorted(allowed, keys)
+            low[items.word_idx[rare]] = True
+        for kind, keys, start, end in items.spans:
+            rare = ~in_sorted(allowed, keys)
+            if not rare.any():
+                continue
+            diff = np.zeros(n + 1, dtype=np.int32)
+            np.add.at(diff, start[rare], 1)
+            np.add.at(diff, end[rare], -1)
+            covered = np.cumsum(diff[:n]) > 0
+            if kind == "pattern":
+                pat = covered if pat is None else (pat | covered)
+            else:
+                low |= covered
+        is_word = np.zeros(n, dtype=bool)
+        is_word[items.word_idx] = True
+        if pat is not None:
+            reason[pat & is_word] = _PAT
+        reason[low & is_word] = _LOW
+        if len(self.whitelist):
+            reason[self.whitelist.match(items.lower, items.nonspace_idx)] = _KEEP
+        if len(self.blacklist):
+            reason[self.blacklist.match(items.lower, items.nonspace_idx)] = _BLACK
+            if self.mode == "remove":
+                self._rematch_after_removal(doc, items, reason)
+        return reason
+
+    def _rematch_after_removal(self, doc: Doc, items, reason: np.ndarray) -> None:
+        """Removing tokens can make a blacklisted phrase contiguous in the output
+        ("section <rare word> medications" -> "section  medications"): match the
+        blacklist again on the tokens that survive, until nothing new is masked."""
+        ents = np.zeros(len(reason), dtype=bool)
+        for ent in doc.ents:
+            ents[ent.start : ent.end] = True
+        while True:
+            removed = (reason > 0) | ents
+            survivors = [i for i in items.nonspace_idx if not removed[i]]
+            hit = self.blacklist.match(items.lower, survivors) & ~removed
+            if not hit.any():
+                return
+            reason[hit] = _BLACK
+
+    def _replacement(self, doc: Doc, start: int, end: int, label: str) -> str:
+        if self.mode == "placeholder":
+            rep = self._replacements.get(label)
+            if rep is None:
+                rep = self._replacements[label] = self.placeholder.format(label=label)
+            return rep
+        if self.mode == "remove":
+            return ""
+        text = doc.text[doc[start].idx : doc[end - 1].idx + len(doc[end - 1])]
+        return re.sub(r"\S", self.mask_char, text)
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Add an edit per run of masked tokens (reason LOW_FREQ, PATTERN or
+        BLACKLIST) and one per PHI entity (reason PHI, placeholder of its label)."""
+        self._require_initialized()
+        reason = self.decide(doc)
+        n = len(reason)
+        if n == 0:
+            return doc
+        edits: List[Tuple[int, int, str, str]] = []  # (start, end, reason, placeholder label)
+        for ent in doc.ents:
+            reason[ent.start : ent.end] = -1
+            edits.append((ent.start, ent.end, PHI, ent.label_))
+        if (reason > 0).any():
+            change = np.flatnonzero(reason[1:] != reason[:-1]) + 1
+            starts = np.concatenate(([0], change))
+            ends = np.concatenate((change, [n]))
+            vals = reason[starts]
+            for s, e, v in zip(starts.tolist(), ends.tolist(), vals.tolist()):
+                if v > 0:
+                    edits.append((s, e, _REASONS[v], _REASONS[v]))
+        if not edits:
+            return doc
+        edits.sort()
+        for s, e, why, label in edits:
+            audit = {"component": self.name, "entity": label} if why == PHI else None
+            add_edit(doc, s, e, why, self._replacement(doc, s, e, label), audit=audit)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process a stream of Docs; a failing Doc goes to the error handler alone,
+        never dropping the rest of its batch."""
+        error_handler = self.get_error_handler()
+        # The work is vectorised within each Doc (numpy over its token arrays), so
+        # there is no batch state: a Doc that fails is handed to the error handler
+        # alone and the others go on, none processed twice.
+        for doc in stream:
+            try:
+                doc = self(doc)
+            except Exception as e:
+                error_handler(self.name, self, [doc], e)
+                continue
+            yield doc
+
+    # ------------------------------------------------------------ serialisation
+    def _cfg(self) -> dict:
+        return {
+            "k": self.k,
+            "settings": self.extractor.settings(),
+            "stats": self.stats,
+        }
+
+    def _data(self) -> dict:
+        return {
+            "allowed": np.ascontiguousarray(self.allowed, dtype="<u8").tobytes(),
+            "whitelist": self.whitelist.to_dict(),
+            "blacklist": self.blacklist.to_dict(),
+        }
+
+    def _load_cfg(self, cfg: dict) -> None:
+        if cfg.get("settings") != self.extractor.settings():
+            raise ValueError(
+                f"[{self.name}] saved items were made with settings {cfg.get('settings')}, "
+                f"the config says {self.extractor.settings()}: re-fit the pipeline"
+            )
+        self.k = cfg.get("k")
+        self.stats = cfg.get("stats") or {}
+
+    def _load_data(self, data: dict) -> None:
+        self.allowed = np.frombuffer(data["allowed"], dtype="<u8").astype(np.uint64)
+        self.whitelist = HashedTerms.from_dict(data.get("whitelist") or {})
+        self.blacklist = HashedTerms.from_dict(data.get("blacklist") or {})
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """Serialise the fitted state (hashes and settings only)."""
+        return srsly.msgpack_dumps({"cfg": self._cfg(), "data": self._data()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "FrequencyMasker":
+        msg = srsly.msgpack_loads(bytes_data)
+        self._load_cfg(msg["cfg"])
+        self._load_data(msg["data"])
+        return self
+
+    def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
+        """Save to a directory: ``cfg`` (JSON) and ``items.msgpack`` (hashes)."""
+        from spacy import util
+
+        serializers = {
+            "cfg": lambda p: srsly.write_json(p, self._cfg()),
+            "items.msgpack": lambda p: srsly.write_msgpack(p, self._data()),
+        }
+        util.to_disk(path, serializers, exclude)
+
+    def from_disk(self, path, *, exclude: Iterable[str] = tuple()) -> "FrequencyMasker":
+        from spacy import util
+
+        deserializers = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "items.msgpack": lambda p: self._load_data(srsly.read_msgpack(p)),
+        }
+        util.from_disk(path, deserializers, exclude)
+        return self
+
+
+__all__ = ["FrequencyMasker", "make_frequency_masker", "ITEM_KINDS", "DEFAULT_CONFIG_STR"]

@@ -1,0 +1,534 @@
+"""Label-aligned augmentation of gold PHI data (seeds 003 and 004).
+
+Two augmentations, each usable as a registered spaCy augmenter
+(``[corpora.train.augmenter]``) and from the command line (``augment_file``):
+
+- ``spacy_deid.filtered_mlm.v1`` (Filtered BERT): replace ``n`` (paper: 5) words
+  outside the gold entities by MLM predictions that pass the similarity filter;
+- ``spacy_deid.neighbor_pseudonyms.v1`` (seed 004): replace the tokens inside the
+  gold entities by a random one of their N nearest neighbours in a vocabulary of
+  frequent corpus words.
+
+Both replace single tokens with single tokens through the edit model
+(``add_edit`` + ``render_doc``), so every gold entity keeps its label and token
+count and its character offsets are re-computed exactly. A replacement that the
+tokenizer would split or merge with its neighbours in context is dropped (checked
+on the rendered text), never allowed to shift the gold labels. An augmenter yields
+the original example and one augmented example: the augmented set is the size of
+the training set, as in the paper (``level`` < 1 augments a random share).
+"""
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import filter_spans, minibatch, registry
+
+from spacy_deid.edits import MLM, SURROGATE, add_edit, render, render_doc
+from spacy_deid.io.records import PASS_THROUGH, AtomicJSONLWriter, FatalError, iter_records
+from spacy_deid.io.readers import examples_reader_v1, spans_to_entities
+from spacy_deid.components.similarity_filter import CosineFilter, NeighborPseudonymizer, apply_case, candidate_vocabulary, has_letter
+from spacy_deid.util import Record
+
+METHODS = ("filtered_mlm", "neighbor_pseudonyms")
+
+
+# ---------------------------------------------------------------------------
+# aligned replacement
+# ---------------------------------------------------------------------------
+
+
+def replace_tokens(
+    doc: Doc,
+    replacements: Dict[int, str],
+    make_doc: Callable[[str], Doc],
+    label: str,
+    audit: Optional[dict] = None,
+) -> Tuple[Doc, Dict[int, str]]:
+    """Render a copy of ``doc`` with some tokens replaced, keeping gold entities aligned.
+
+    Each replacement is one edit over one token. The rendered text is re-tokenised
+    with ``make_doc``; when a replacement does not come out as exactly one token
+    with the original's whitespace (e.g. it would be split, or glued to a
+    neighbour by a tokenizer exception), the replacements of that
+    whitespace-delimited chunk are dropped and the text rendered again.
+
+    doc (Doc): the gold document (its ``ents`` are the gold entities); not modified.
+    replacements (Dict[int, str]): token index -> new token text.
+    make_doc (Callable[[str], Doc]): the tokenizer, usually ``nlp.make_doc``.
+    label (str): the edits' reason (``MLM`` or ``SURROGATE``).
+    audit (Optional[dict]): audit data for the edits.
+    RETURNS (Tuple[Doc, Dict[int, str]]): the new Doc (same tokens count, same
+        entity token spans and labels) and the replacements actually applied.
+    """
+    bad_index = [i for i in replacements if not 0 <= i < len(doc)]
+    if bad_index:
+        raise IndexError(f"replacement token index {bad_index[0]} out of range for {len(doc)} tokens")
+    todo = {i: w for i, w in replacements.items() if w and w != doc[i].text and not any(c.isspace() for c in w)}
+    while True:
+        work = doc.copy()
+        if "deid" in work.spans:
+            del work.spans["deid"]
+        for i in sorted(todo):
+            add_edit(work, i, i + 1, label, todo[i], audit=dict(audit) if audit else None)
+        new_doc = render_doc(work, make_doc=make_doc)
+        bad = _first_misaligned(doc, new_doc, todo)
+        if bad is None:
+            break
+        lo, hi = _chunk(doc, bad)
+        dropped = [i for i in todo if lo <= i < hi]
+        if not dropped:  # cannot happen: an untouched chunk tokenises as before
+            raise RuntimeError("augmentation changed the tokenisation of an untouched chunk")
+        for i in dropped:
+            del todo[i]
+    old = [(e.start, e.end, e.label_) for e in doc.ents]
+    new = [(e.start, e.end, e.label_) for e in new_doc.ents]
+    if old != new:  # pragma: no cover - guaranteed by the alignment check above
+        raise RuntimeError("augmentation moved a gold entity")
+    return new_doc, todo
+
+
+def _first_misaligned(doc: Doc, new_doc: Doc, todo: Dict[int, str]) -> Optional[int]:
+    """The first original token whose re-tokenised counterpart differs, or None."""
+    for i, tok in enumerate(doc):
+        if i >= len(new_doc):
+            return max(0, len(doc) - 1)
+        want = todo.get(i, tok.text)
+        got = new_doc[i]
+        if got.text != want or got.whitespace_ != tok.whitespace_:
+            return i
+    if len(new_doc) != len(doc):
+        return len(doc) - 1
+    return None
+
+
+def _chunk(doc: Doc, i: int) -> Tuple[int, int]:
+    """Token range of the whitespace-delimited chunk around token ``i`` (and the
+    previous token's chunk: a mismatch can show one token late)."""
+    lo = max(0, i - 1)
+    while lo > 0 and not doc[lo - 1].whitespace_:
+        lo -= 1
+    hi = i + 1
+    while hi < len(doc) and not doc[hi - 1].whitespace_:
+        hi += 1
+    return lo, hi
+
+
+def entity_tokens(doc: Doc, labels: Optional[Iterable[str]] = None) -> List[int]:
+    """Indices of the tokens inside the entities of ``doc`` (optionally some labels)."""
+    keep = set(labels) if labels else None
+    return [
+        i
+        for ent in doc.ents
+        if keep is None or ent.label_ in keep
+        for i in range(ent.start, ent.end)
+        if not doc[i].is_space
+    ]
+
+
+def mlm_targets(doc: Doc, n: int, rng: numpy.random.Generator, skip_stop: bool = True) -> List[int]:
+    """Up to ``2n`` random positions eligible for MLM replacement (so that ``n``
+    can succeed when the filter rejects some): alphabetic tokens of two or more
+    characters outside every entity (optionally not stop words), in random order."""
+    eligible = [
+        t.i
+        for t in doc
+        if t.ent_iob_ not in ("B", "I") and t.is_alpha and len(t.text) > 1 and not (skip_stop and t.is_stop)
+    ]
+    if not eligible or n <= 0:
+        return []
+    k = min(len(eligible), 2 * n)
+    return [eligible[j] for j in rng.choice(len(eligible), size=k, replace=False)]
+
+
+# ---------------------------------------------------------------------------
+# the two augmentations, batched over documents
+# ---------------------------------------------------------------------------
+
+
+def pseudonymize_docs(
+    docs: Sequence[Doc],
+    pseudonymizer: NeighborPseudonymizer,
+    rng: numpy.random.Generator,
+    make_doc: Callable[[str], Doc],
+    labels: Optional[Iterable[str]] = None,
+) -> List[Tuple[Doc, int]]:
+    """Neighbour pseudonyms for the gold entity tokens of several documents.
+
+    RETURNS (List[Tuple[Doc, int]]): per document, the augmented Doc and the
+        number of tokens replaced.
+    """
+    positions = [entity_tokens(doc, labels) for doc in docs]
+    words = [[doc[i].text for i in pos] for doc, pos in zip(docs, positions)]
+    surr = pseudonymizer.surrogates(words, [rng] * len(docs))
+    out = []
+    audit = {"method": "neighbor_pseudonyms", "n_neighbors": pseudonymizer.n_neighbors}
+    for doc, pos, subs in zip(docs, positions, surr):
+        repl = {i: s for i, s in zip(pos, subs) if s is not None}
+        new_doc, applied = replace_tokens(doc, repl, make_doc, SURROGATE, audit)
+        out.append((new_doc, len(applied)))
+    return out
+
+
+def filtered_mlm_docs(
+    docs: Sequence[Doc],
+    sampler: Any,
+    policy: CosineFilter,
+    vectors: Any,
+    rng: numpy.random.Generator,
+    make_doc: Callable[[str], Doc],
+    n: int = 5,
+    n_candidates: int = 10,
+    temperature: float = 1.0,
+    top_k: int = 50,
+    skip_stop: bool = True,
+) -> List[Tuple[Doc, int]]:
+    """Filtered BERT: replace ``n`` non-entity words of each document by MLM
+    candidates that pass the similarity filter.
+
+    docs (Sequence[Doc]): gold documents (``ents`` are the gold entities).
+    sampler (MLMSampler): ``candidates(docs, targets, n_candidates, rng, temperature, top_k)``.
+    policy (CosineFilter): the filter; a position whose candidates all fail is
+        skipped (the next random position is tried), whatever the fallback.
+    vectors (spacy.vectors.Vectors): the filter's embedding.
+    rng (numpy.random.Generator): positions and sampling.
+    make_doc (Callable[[str], Doc]): the tokenizer.
+    n (int): words replaced per document (paper: 5).
+    n_candidates (int): MLM candidates drawn per position.
+    RETURNS (List[Tuple[Doc, int]]): per document, the augmented Doc and the
+        number of words replaced.
+    """
+    targets = [sorted(mlm_targets(doc, n, rng, skip_stop)) for doc in docs]
+    order = [list(rng.permutation(len(t))) for t in targets]
+    if any(targets):
+        cands = sampler.candidates(
+            list(docs), targets, n_candidates=n_candidates, rng=rng, temperature=temperature, top_k=top_k
+        )
+    else:
+        cands = [[] for _ in docs]
+    items: List[Tuple[str, List[str]]] = []
+    where: List[Tuple[int, int]] = []
+    stop_words = _stop_words(docs[0].lang_) if (skip_stop and docs) else frozenset()
+    for d, (doc, tgt, cand) in enumerate(zip(docs, targets, cands)):
+        for j, (i, cs) in enumerate(zip(tgt, cand)):
+            # a content word is never replaced by a stop word ("the", "was")
+            clean = [c for c in cs if isinstance(c, str) and has_letter(c) and c.lower() not in stop_words]
+            items.append((doc[i].text, clean))
+            where.append((d, j))
+    choices = policy.select_batch(items, vectors) if items else []
+    chosen: Dict[Tuple[int, int], Any] = dict(zip(where, choices))
+    out = []
+    for d, (doc, tgt) in enumerate(zip(docs, targets)):
+        repl: Dict[int, str] = {}
+        for j in order[d]:
+            if len(repl) >= n:
+                break
+            ch = chosen.get((d, j))
+            if ch is None or not ch.passed or ch.word is None:
+                continue
+            i = tgt[j]
+            # sentence-initial words keep their capital; otherwise the MLM's form
+            repl[i] = apply_case(doc[i].text, ch.word) if doc[i].text[:1].isupper() else ch.word
+        new_doc, applied = replace_tokens(doc, repl, make_doc, MLM, {"filtered": True})
+        out.append((new_doc, len(applied)))
+    return out
+
+
+def _stop_words(lang: str) -> frozenset:
+    from spacy.util import get_lang_class
+
+    try:
+        return frozenset(get_lang_class(lang).Defaults.stop_words)
+    except Exception:  # an unknown language code: no stop list
+        return frozenset()
+
+
+# ---------------------------------------------------------------------------
+# resources (loaded lazily, once)
+# ---------------------------------------------------------------------------
+
+
+def load_pseudonymizer(
+    vectors_dir: Union[str, Path],
+    make_doc: Callable[[str], Doc],
+    n_neighbors: int = 100,
+    min_count: int = 0,
+    max_candidates: int = 50000,
+    numeric: str = "shape",
+) -> NeighborPseudonymizer:
+    """A neighbour pseudonymiser on a vectors directory made by ``spacy_deid vectors``
+    (its vectors and its frequent-word list)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from spacy_deid.train.vectors import load_frequent_words, load_vectors
+
+    vectors = load_vectors(vectors_dir)
+    words = load_frequent_words(vectors_dir, min_count=min_count)
+    cands = candidate_vocabulary(words, make_doc=make_doc, exclude=STOP_WORDS, max_candidates=max_candidates)
+    return NeighborPseudonymizer(vectors, cands, n_neighbors, numeric=numeric)
+
+
+def load_sampler(model: Union[str, Path], device: str = "cpu") -> Any:
+    """The issue-4 MLM sampler on a local Hugging Face masked-LM directory."""
+    path = Path(model)
+    if not path.exists():
+        raise FatalError(f"MLM directory not found: {path}")
+    from spacy_deid.components.mlm_resampler import MLMSampler  # lazy: imports torch/transformers
+
+    return MLMSampler.from_path(str(path), device=device)
+
+
+def _to_example(nlp: Language, new_doc: Doc) -> Example:
+    return Example(nlp.make_doc(new_doc.text), new_doc)
+
+
+@registry.augmenters("spacy_deid.neighbor_pseudonyms.v1")
+def neighbor_pseudonyms_augmenter_v1(
+    vectors: str,
+    n_neighbors: int = 100,
+    level: float = 1.0,
+    seed: int = 0,
+    min_count: int = 0,
+    numeric: str = "shape",
+    labels: Optional[List[str]] = None,
+) -> Callable[[Language, Example], Iterator[Example]]:
+    """Augmenter: the original example, then a copy whose gold entity tokens are
+    replaced by random ones of their N nearest neighbours (seed 004).
+
+    vectors (str): a directory made by ``python -m spacy_deid vectors``.
+    n_neighbors (int): N (paper: up to 200 keeps NER F1).
+    level (float): share of examples that get an augmented copy (1.0: all).
+    seed (int): seed of the choices.
+    min_count (int): a stricter frequency cut on the candidate vocabulary.
+    numeric (str): ``"shape"`` (redraw digits of dates/IDs) or ``"keep"``.
+    labels (Optional[List[str]]): only these entity labels (None: all).
+    RETURNS (Callable[[Language, Example], Iterator[Example]]): the augmenter.
+    """
+    rng = numpy.random.default_rng(seed)
+    state: Dict[str, NeighborPseudonymizer] = {}
+
+    def augment(nlp: Language, example: Example) -> Iterator[Example]:
+        yield example
+        if level < 1.0 and rng.random() >= level:
+            return
+        if "p" not in state:
+            state["p"] = load_pseudonymizer(vectors, nlp.make_doc, n_neighbors, min_count, numeric=numeric)
+        (new_doc, _), = pseudonymize_docs([example.reference], state["p"], rng, nlp.make_doc, labels)
+        yield _to_example(nlp, new_doc)
+
+    return augment
+
+
+@registry.augmenters("spacy_deid.filtered_mlm.v1")
+def filtered_mlm_augmenter_v1(
+    model: str,
+    vectors: str,
+    n: int = 5,
+    n_candidates: int = 10,
+    epsilon: float = 0.0,
+    max_tries: int = 10,
+    level: float = 1.0,
+    seed: int = 0,
+    temperature: float = 1.0,
+    top_k: int = 50,
+    device: str = "cpu",
+) -> Callable[[Language, Example], Iterator[Example]]:
+    """Augmenter: the original example, then a copy where ``n`` words outside the
+    gold entities are replaced by filtered MLM predictions (Filtered BERT, seed 003).
+
+    model (str): a local Hugging Face masked-LM directory.
+    vectors (str): a directory made by ``python -m spacy_deid vectors``.
+    n (int): words replaced per example (paper: 5).
+    n_candidates (int): MLM candidates drawn per position.
+    epsilon (float): the filter's similarity threshold (paper: 0).
+    max_tries (int): candidates scored per position.
+    level (float): share of examples that get an augmented copy (1.0: all).
+    seed (int): seed of positions and sampling.
+    temperature (float): MLM sampling temperature.
+    top_k (int): MLM sampling top-k.
+    device (str): ``"cpu"`` or ``"cuda"``.
+    RETURNS (Callable[[Language, Example], Iterator[Example]]): the augmenter.
+    """
+    rng = numpy.random.default_rng(seed)
+    policy = CosineFilter(epsilon=epsilon, max_tries=max_tries, fallback="none")
+    state: Dict[str, Any] = {}
+
+    def augment(nlp: Language, example: Example) -> Iterator[Example]:
+        yield example
+        if level < 1.0 and rng.random() >= level:
+            return
+        if "sampler" not in state:
+            from spacy_deid.train.vectors import load_vectors
+
+            state["sampler"] = load_sampler(model, device)
+            state["vectors"] = load_vectors(vectors)
+        (new_doc, _), = filtered_mlm_docs(
+            [example.reference], state["sampler"], policy, state["vectors"], rng, nlp.make_doc,
+            n=n, n_candidates=n_candidates, temperature=temperature, top_k=top_k,
+        )
+        yield _to_example(nlp, new_doc)
+
+    return augment
+
+
+@registry.readers("spacy_deid.augmented_examples.v1")
+def augmented_examples_reader_v1(
+    path: str,
+    augmenter: Optional[Callable[[Language, Example], Iterator[Example]]] = None,
+    limit: int = 0,
+    label_map: Optional[Dict[str, str]] = None,
+) -> Callable[[Language], Iterator[Example]]:
+    """Gold NER Examples from our JSONL, passed through an augmenter (as
+    ``spacy.Corpus.v1`` does for .spacy files): use it as ``[corpora.train]`` with
+    ``[corpora.train.augmenter]``.
+
+    path (str): JSONL with ``text`` and ``spans``.
+    augmenter (Optional[Callable]): a registered augmenter, or None.
+    limit (int): at most this many records (0: all).
+    label_map (Optional[Dict[str, str]]): rename labels (empty string: drop).
+    RETURNS (Callable[[Language], Iterator[Example]]): the reader.
+    """
+    read = examples_reader_v1(path, limit=limit, label_map=label_map)
+
+    def stream(nlp: Language) -> Iterator[Example]:
+        for eg in read(nlp):
+            if augmenter is None:
+                yield eg
+            else:
+                yield from augmenter(nlp, eg)
+
+    return stream
+
+
+# ---------------------------------------------------------------------------
+# the file-level function behind `python -m spacy_deid augment`
+# ---------------------------------------------------------------------------
+
+
+def gold_doc(make_doc: Callable[[str], Doc], record: Record) -> Doc:
+    """The record's text with its gold spans as ``doc.ents`` (a clear error naming
+    the record on overlapping or misaligned spans)."""
+    doc = make_doc(record["text"])
+    doc.ents = filter_spans(spans_to_entities(record, doc))
+    return doc
+
+
+def augmented_record(record: Record, new_doc: Doc, source: Doc, method: str, n_replaced: int, index: int) -> Record:
+    """The output record of an augmented document: own id, ``source_id``,
+    ``augmented`` = method, the record's gold spans carried to the new text."""
+    rendering = render(_edited_copy(source, new_doc))
+    spans = []
+    for sp in sorted(record.get("spans") or [], key=lambda s: (s["start"], s["end"])):
+        start, end = rendering.map_start(sp["start"]), rendering.map_end(sp["end"])
+        if end <= start:
+            continue
+        out = {k: v for k, v in sp.items() if k not in ("start", "end", "text")}
+        out.update(start=start, end=end, text=new_doc.text[start:end])
+        spans.append(out)
+    rec: Record = {"id": f"{record['id']}-aug{index}", "source_id": record["id"], "augmented": method}
+    for key in PASS_THROUGH:
+        if record.get(key) is not None:
+            rec[key] = record[key]
+    rec.update(text=new_doc.text, spans=spans, n_replaced=n_replaced)
+    return rec
+
+
+def _edited_copy(source: Doc, new_doc: Doc) -> Doc:
+    """The source Doc with one edit per token whose text changed (tokens are 1:1)."""
+    work = source.copy()
+    if "deid" in work.spans:
+        del work.spans["deid"]
+    for a, b in zip(source, new_doc):
+        if a.text != b.text:
+            add_edit(work, a.i, a.i + 1, "AUG", b.text)
+    return work
+
+
+def augment_file(
+    gold_jsonl: Union[str, Path],
+    out_jsonl: Union[str, Path],
+    method: str,
+    *,
+    model: Optional[Union[str, Path]] = None,
+    vectors: Optional[Union[str, Path]] = None,
+    n: int = 5,
+    n_neighbors: int = 100,
+    seed: int = 0,
+    epsilon: float = 0.0,
+    max_tries: int = 10,
+    n_candidates: int = 10,
+    temperature: float = 1.0,
+    top_k: int = 50,
+    min_count: int = 0,
+    numeric: str = "shape",
+    device: str = "cpu",
+    batch_size: int = 16,
+    limit: int = 0,
+    show_progress: bool = False,
+) -> Dict[str, int]:
+    """Write every gold record and one augmented copy of it.
+
+    Output order: each original record (unchanged) followed by its augmented copy
+    ``{"id": "<id>-aug1", "source_id": "<id>", "augmented": method, "text", "spans",
+    "n_replaced", pass-through fields}``; spans are the original's, re-computed for
+    the new text (``text[start:end] == span["text"]``).
+
+    gold_jsonl (Union[str, Path]): records with ``text`` and ``spans``.
+    out_jsonl (Union[str, Path]): output JSONL (written atomically).
+    method (str): ``"filtered_mlm"`` or ``"neighbor_pseudonyms"``.
+    model (Optional[Union[str, Path]]): MLM directory (filtered_mlm).
+    vectors (Optional[Union[str, Path]]): vectors directory (both methods).
+    n (int): words replaced per document (filtered_mlm).
+    n_neighbors (int): N (neighbor_pseudonyms).
+    seed (int): random seed (same seed, same output).
+    RETURNS (Dict[str, int]): counts: records, augmented, unchanged, replaced.
+    """
+    import spacy
+    from tqdm import tqdm
+
+    from spacy_deid.train.vectors import load_vectors
+
+    if method not in METHODS:
+        raise FatalError(f"Unknown method {method!r}: use one of {', '.join(METHODS)}")
+    if vectors is None:
+        raise FatalError("--vectors is required (a directory made by `python -m spacy_deid vectors`)")
+    if method == "filtered_mlm" and model is None:
+        raise FatalError("--model is required for filtered_mlm (a local masked-LM directory)")
+    nlp = spacy.blank("en")
+    rng = numpy.random.default_rng(seed)
+    if method == "neighbor_pseudonyms":
+        pseudo = load_pseudonymizer(vectors, nlp.make_doc, n_neighbors, min_count, numeric=numeric)
+    else:
+        sampler = load_sampler(model, device)  # type: ignore[arg-type]
+        vecs = load_vectors(vectors)
+        policy = CosineFilter(epsilon=epsilon, max_tries=max_tries, fallback="none")
+    stats = {"records": 0, "augmented": 0, "unchanged": 0, "replaced": 0}
+    writer = AtomicJSONLWriter(out_jsonl)
+    try:
+        records = iter_records(gold_jsonl, limit=limit)
+        for batch in minibatch(tqdm(records, desc="augment", unit="doc", disable=not show_progress), size=batch_size):
+            try:
+                docs = [gold_doc(nlp.make_doc, rec) for rec in batch]
+            except ValueError as err:
+                raise FatalError(str(err)) from None
+            if method == "neighbor_pseudonyms":
+                results = pseudonymize_docs(docs, pseudo, rng, nlp.make_doc)
+            else:
+                results = filtered_mlm_docs(
+                    docs, sampler, policy, vecs, rng, nlp.make_doc,
+                    n=n, n_candidates=n_candidates, temperature=temperature, top_k=top_k,
+                )
+            for rec, doc, (new_doc, n_rep) in zip(batch, docs, results):
+                writer.write(rec)
+                writer.write(augmented_record(rec, new_doc, doc, method, n_rep, 1))
+                stats["records"] += 1
+                stats["augmented"] += 1
+                stats["unchanged"] += int(n_rep == 0)
+                stats["replaced"] += n_rep
+    except BaseException:
+        writer.close()
+        raise
+    writer.commit()
+    return stats

@@ -1,0 +1,693 @@
+"""Pretrain the corpus masked language model (seed line 2: "Construct BERT on documents").
+
+``pretrain_mlm(corpus, out_dir, ...)`` is the pure function behind
+``python -m spacy_deid pretrain``:
+
+1. the corpus is frequency-masked first, by a pipeline fitted with the same settings
+   as the de-identification pipeline (``mask_config``, e.g. ``spacy_deid/configs/frequency.cfg``,
+   or an already fitted ``mask_pipeline`` directory): every edited span and PHI entity
+   becomes the tokenizer's ``[UNK]`` special token, so rare identifiers never reach
+   the tokenizer or the model, and ``[UNK]`` is never a prediction target nor a
+   sampled word (a readable placeholder such as ``[LOW_FREQ]`` would be split into
+   ordinary tokens the model learns to predict);
+2. a WordPiece tokenizer is trained with ``tokenizers`` on the training part;
+3. a ``BertForMaskedLM`` is trained from scratch (hyperparameters in a .cfg file,
+   ``spacy_deid/configs/pretrain_cpu.cfg`` / ``spacy_deid/configs/pretrain_gpu.cfg``), with a progress bar,
+   periodic checkpoints and ``resume``;
+4. held-out masked-token top-1/top-5 accuracy and perplexity go to ``metrics.json``;
+   model and full tokenizer files are written with ``save_pretrained``.
+
+Determinism: weights are initialised from ``seed``; the batch order of an epoch and
+the masked positions of a step are functions of (seed, epoch) and (seed, step), so a
+resumed run continues exactly as the uninterrupted run would have.
+"""
+import json
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy
+
+from spacy_deid.io.records import FatalError, iter_records
+
+PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+SPECIAL_TOKENS = [PAD, UNK, CLS, SEP, MASK]
+CHECKPOINT_DIR = "checkpoint"
+
+DEFAULT_PRETRAIN_CONFIG: Dict[str, Dict[str, Any]] = {
+    "model": {
+        "hidden_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 512,
+        "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0,
+    },
+    "tokenizer": {"vocab_size": 8000, "min_frequency": 2, "lowercase": True},
+    "training": {
+        "seq_len": 64,
+        "batch_size": 64,
+        "lr": 0.001,
+        "warmup_steps": 60,
+        "weight_decay": 0.01,
+        "max_steps": 700,
+        "mlm_probability": 0.15,
+        "grad_clip": 1.0,
+        "checkpoint_every": 200,
+        "seed": 0,
+        "heldout_fraction": 0.05,
+        "max_heldout_docs": 200,
+        "max_train_docs": 0,
+    },
+    "eval": {"batch_size": 64},
+}
+
+
+# ---------------------------------------------------------------------------
+# Config
+
+
+def load_pretrain_config(config: Union[None, str, Path, Dict[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
+    """The pretraining hyperparameters: the defaults, updated by a .cfg file or dict.
+
+    config (Union[None, str, Path, dict]): a thinc/spaCy-style .cfg file with the
+        sections [model], [tokenizer], [training], [eval], or the same as a dict.
+    RETURNS (Dict[str, Dict[str, Any]]): the merged config.
+    """
+    out = {section: dict(values) for section, values in DEFAULT_PRETRAIN_CONFIG.items()}
+    if config is None:
+        return out
+    if isinstance(config, (str, Path)):
+        from thinc.api import Config
+
+        from spacy_deid.resources import config_path
+
+        try:
+            path = config_path(config)
+        except FileNotFoundError as err:
+            raise FatalError(f"Pretrain config: {err}") from None
+        loaded: Dict[str, Any] = dict(Config().from_disk(path))
+    else:
+        loaded = dict(config)
+    for section, values in loaded.items():
+        if section not in out:
+            raise FatalError(f"Unknown pretrain config section [{section}] (known: {', '.join(out)})")
+        for key, value in dict(values).items():
+            if key not in out[section]:
+                raise FatalError(f"Unknown pretrain setting {section}.{key}")
+            out[section][key] = value
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Frequency masking of the corpus
+
+
+def load_mask_pipeline(
+    corpus: Union[str, Path],
+    mask_pipeline: Optional[Union[str, Path]] = None,
+    mask_config: Optional[Union[str, Path]] = None,
+    overrides: Optional[Dict[str, Any]] = None,
+):
+    """The pipeline that masks the corpus before pretraining.
+
+    corpus (Union[str, Path]): the corpus (fits ``mask_config`` on it).
+    mask_pipeline (Optional[Union[str, Path]]): a fitted pipeline directory.
+    mask_config (Optional[Union[str, Path]]): a config fitted on ``corpus`` here
+        (e.g. spacy_deid/configs/frequency.cfg, or the full pipeline's config: only the
+        components before ``mlm_resampler`` are built and run).
+    overrides (Optional[Dict[str, Any]]): config overrides for ``mask_config``.
+    RETURNS (Optional[Language]): the pipeline, or None when neither is given.
+    """
+    if mask_pipeline is not None:
+        import spacy
+
+        import spacy_deid  # noqa: F401
+
+        path = Path(mask_pipeline)
+        if not path.exists():
+            raise FatalError(f"Mask pipeline not found: {path}")
+        nlp = spacy.load(path)
+        keep = _upstream_of_mlm(nlp.pipe_names, lambda n: nlp.get_pipe_meta(n).factory)
+        for name in nlp.pipe_names[len(keep):]:
+            nlp.remove_pipe(name)
+        return nlp
+    if mask_config is not None:
+        from spacy_deid.engines.fit import init_pipeline, load_config
+
+        from spacy_deid.resources import config_path
+
+        try:
+            mask_config = config_path(mask_config)
+        except FileNotFoundError as err:
+            raise FatalError(f"Mask config not found: {err}") from None
+        overrides = dict(overrides or {})
+        config = load_config(mask_config, corpus, overrides)
+        names = list(config["nlp"]["pipeline"])
+        keep = _upstream_of_mlm(names, lambda n: config["components"].get(n, {}).get("factory"))
+        if len(keep) < len(names):
+            # the full pipeline's config (e.g. default.cfg): build only what runs
+            # before the resampler, which needs the model being trained here
+            overrides["nlp.pipeline"] = keep
+        return init_pipeline(mask_config, corpus, None, overrides)
+    return None
+
+
+def _upstream_of_mlm(names: List[str], factory_of: Callable[[str], Optional[str]]) -> List[str]:
+    """The pipe names before the first ``mlm_resampler``: the masking steps."""
+    out = []
+    for name in names:
+        if factory_of(name) == "mlm_resampler":
+            break
+        out.append(name)
+    return out
+
+
+def masked_text(doc, placeholder: str = UNK) -> str:
+    """The text of ``doc`` with every edit and every entity replaced by ``placeholder``.
+
+    doc (Doc): a document processed by the mask pipeline.
+    placeholder (str): what each edited run of tokens becomes.
+    RETURNS (str): the masked text (original whitespace kept).
+    """
+    hidden = [False] * len(doc)
+    if "deid" in doc.spans:
+        for span in doc.spans["deid"]:
+            for i in range(span.start, span.end):
+                hidden[i] = True
+    for ent in doc.ents:
+        for i in range(ent.start, ent.end):
+            hidden[i] = True
+    pieces: List[str] = []
+    for tok in doc:
+        if hidden[tok.i]:
+            # One placeholder per run; whitespace inside a run is dropped with it.
+            if tok.i == 0 or not hidden[tok.i - 1]:
+                pieces.append(placeholder)
+            if tok.i + 1 == len(doc) or not hidden[tok.i + 1]:
+                pieces.append(tok.whitespace_)
+        else:
+            pieces.append(tok.text_with_ws)
+    return "".join(pieces)
+
+
+def masked_texts(records: Iterable[Dict[str, Any]], nlp=None, batch_size: int = 64) -> Iterator[str]:
+    """The texts to pretrain on: masked by ``nlp`` when given, else raw."""
+    if nlp is None:
+        for rec in records:
+            yield rec["text"]
+        return
+    from spacy_deid.util import make_doc
+
+    def with_gold(rec: Dict[str, Any]):
+        # Gold PHI spans, when the corpus has them, are hidden like detected PHI:
+        # an identifier shared by many patients (a doctor's name) passes the
+        # frequency rule, and the model must not learn it to sample it elsewhere.
+        doc = make_doc(nlp, rec)
+        if rec.get("spans"):
+            from spacy.util import filter_spans
+
+            from spacy_deid.io.readers import spans_to_entities
+
+            try:
+                doc.ents = filter_spans(spans_to_entities(rec, doc))
+            except ValueError:  # malformed gold spans: the mask pipeline still runs
+                pass
+        return doc
+
+    for doc in nlp.pipe((with_gold(rec) for rec in records), batch_size=batch_size):
+        yield masked_text(doc)
+
+
+def split_records(
+    records: Sequence[Dict[str, Any]], heldout_fraction: float, max_heldout: int, seed: int
+) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """Split by patient (by id when there is no patient id) with a stable hash, so no
+    patient's context is both trained on and evaluated."""
+    from spacy_deid.components.mlm_resampler import stable_key
+
+    if heldout_fraction <= 0 or len(records) < 2:
+        return list(records), []
+    train, held = [], []
+    for rec in records:
+        group = rec.get("patient_id") or rec.get("id")
+        u = (stable_key(("split", seed, group)) % 1_000_000) / 1_000_000
+        (held if u < heldout_fraction else train).append(rec)
+    if not held:  # tiny corpora: hold out at least one document
+        held.append(train.pop())
+    if not train:
+        train.append(held.pop())
+    if max_heldout and len(held) > max_heldout:
+        held = held[:max_heldout]
+    return train, held
+
+
+# ---------------------------------------------------------------------------
+# Tokenizer and data
+
+
+def train_tokenizer(texts: Sequence[str], vocab_size: int, min_frequency: int, lowercase: bool, max_len: int):
+    """Train a WordPiece tokenizer; RETURNS a ``BertTokenizerFast``."""
+    import tempfile
+
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertTokenizerFast
+
+    wp = BertWordPieceTokenizer(lowercase=lowercase, clean_text=True, strip_accents=None)
+    # The placeholder is a special token; keep it out of the subword statistics.
+    stream = (t.replace(UNK, " ") for t in texts)
+    wp.train_from_iterator(
+        stream,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=SPECIAL_TOKENS,
+        show_progress=False,
+    )
+    # The trainer numbers tokens in hash-map order (random per run); write the
+    # vocabulary in a canonical order so the same corpus gives the same ids.
+    trained = wp.get_vocab()
+    vocab = SPECIAL_TOKENS + sorted(t for t in trained if t not in SPECIAL_TOKENS)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "vocab.txt").write_text("".join(t + "\n" for t in vocab), encoding="utf8")
+        tok = BertTokenizerFast(
+            vocab_file=str(Path(tmp) / "vocab.txt"),
+            do_lower_case=lowercase,
+            model_max_length=max_len,
+        )
+    return tok
+
+
+def encode_blocks(tokenizer, texts: Sequence[str], seq_len: int) -> numpy.ndarray:
+    """Concatenate the documents (a [SEP] after each) and cut them into blocks of
+    ``seq_len`` ids, each ``[CLS] ... [SEP]``; the last partial block is padded.
+    Full blocks waste no compute on padding."""
+    inner = seq_len - 2
+    stream: List[int] = []
+    sep = tokenizer.sep_token_id
+    backend = tokenizer.backend_tokenizer  # no per-text length warning, batched in Rust
+    for start in range(0, len(texts), 256):
+        for enc in backend.encode_batch(list(texts[start : start + 256]), add_special_tokens=False):
+            if enc.ids:
+                stream.extend(enc.ids)
+                stream.append(sep)
+    n_blocks = max(1, math.ceil(len(stream) / inner))
+    out = numpy.full((n_blocks, seq_len), tokenizer.pad_token_id, dtype=numpy.int64)
+    for b in range(n_blocks):
+        chunk = stream[b * inner : (b + 1) * inner]
+        out[b, 0] = tokenizer.cls_token_id
+        out[b, 1 : 1 + len(chunk)] = chunk
+        out[b, 1 + len(chunk)] = sep
+    return out
+
+
+def mask_batch(
+    ids: numpy.ndarray,
+    special_ids: Sequence[int],
+    mask_id: int,
+    vocab_size: int,
+    probability: float,
+    rng: numpy.random.Generator,
+    random_replace: bool = True,
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """BERT masking: pick ``probability`` of the non-special positions; of those 80 %
+    become [MASK], 10 % a random id, 10 % stay (all [MASK] when not
+    ``random_replace``). Written here rather than using transformers' collator so the
+    masks come from an explicit per-step generator (exact ``--resume``).
+
+    RETURNS (Tuple[numpy.ndarray, numpy.ndarray]): inputs and labels (-100: not scored).
+    """
+    inputs = ids.copy()
+    labels = numpy.full_like(ids, -100)
+    candidate = ~numpy.isin(ids, numpy.asarray(special_ids))
+    picked = (rng.random(ids.shape) < probability) & candidate
+    if not picked.any() and candidate.any():  # never a batch without a target
+        flat = numpy.flatnonzero(candidate)
+        picked.flat[flat[rng.integers(len(flat))]] = True
+    labels[picked] = ids[picked]
+    if random_replace:
+        u = rng.random(ids.shape)
+        to_mask = picked & (u < 0.8)
+        to_random = picked & (u >= 0.8) & (u < 0.9)
+        inputs[to_mask] = mask_id
+        low = len(SPECIAL_TOKENS)
+        inputs[to_random] = rng.integers(low, max(low + 1, vocab_size), size=int(to_random.sum()))
+    else:
+        inputs[picked] = mask_id
+    return inputs, labels
+
+
+# ---------------------------------------------------------------------------
+# Model
+
+
+def build_model(cfg: Dict[str, Any], vocab_size: int, seq_len: int, pad_id: int, seed: int):
+    """A freshly initialised ``BertForMaskedLM`` (weights from ``seed``)."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=vocab_size,
+        max_position_embeddings=seq_len,
+        pad_token_id=pad_id,
+        **cfg,
+    )
+    return BertForMaskedLM(config)
+
+
+def init_output_bias(model, blocks: numpy.ndarray, special_ids: Sequence[int]) -> None:
+    """Start the output bias at the log unigram frequencies of the training tokens.
+
+    Adam moves a parameter by about ``lr`` per step, so a zero-initialised bias
+    needs thousands of steps just to learn word frequencies (log-frequency gaps of
+    5-10 nats); starting from the prior, the first steps go to context instead.
+    Add-one smoothing keeps unseen tokens finite; special tokens get the lowest value.
+    """
+    import torch
+
+    vocab_size = model.config.vocab_size
+    counts = numpy.bincount(blocks.ravel(), minlength=vocab_size)[:vocab_size].astype(numpy.float64)
+    counts[numpy.asarray(list(special_ids), dtype=numpy.int64)] = 0
+    log_prior = numpy.log((counts + 1.0) / (counts.sum() + vocab_size))
+    with torch.no_grad():
+        model.cls.predictions.bias.copy_(torch.from_numpy(log_prior.astype(numpy.float32)))
+
+
+def mlm_loss(model, inputs, labels, attention):
+    """Cross-entropy at the scored positions only: projecting every position onto
+    the vocabulary costs more than a small encoder, and unscored rows are wasted."""
+    import torch
+
+    hidden = model.bert(input_ids=inputs, attention_mask=attention)[0]
+    keep = labels != -100
+    logits = model.cls(hidden[keep])
+    return torch.nn.functional.cross_entropy(logits.float(), labels[keep])
+
+
+def evaluate_mlm(
+    model,
+    blocks: numpy.ndarray,
+    tokenizer,
+    probability: float,
+    seed: int,
+    batch_size: int,
+    device: str = "cpu",
+) -> Dict[str, float]:
+    """Masked-token top-1 / top-5 accuracy and perplexity on held-out blocks.
+
+    The held-out positions are all replaced by [MASK] (the situation of the
+    resampler) with a fixed generator. RETURNS (Dict[str, float]).
+    """
+    import torch
+
+    rng = numpy.random.default_rng(numpy.random.SeedSequence([seed, 7919]))
+    special = tokenizer.all_special_ids
+    vocab_size = model.config.vocab_size
+    n = top1 = top5 = 0
+    nll = 0.0
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(blocks), batch_size):
+            ids = blocks[start : start + batch_size]
+            inputs, labels = mask_batch(
+                ids, special, tokenizer.mask_token_id, vocab_size, probability, rng, random_replace=False
+            )
+            inp = torch.from_numpy(inputs).to(device)
+            lab = torch.from_numpy(labels).to(device)
+            att = torch.from_numpy((ids != tokenizer.pad_token_id).astype(numpy.int64)).to(device)
+            hidden = model.bert(input_ids=inp, attention_mask=att)[0]
+            keep = lab != -100
+            logits = model.cls(hidden[keep]).float()
+            gold = lab[keep]
+            nll += float(torch.nn.functional.cross_entropy(logits, gold, reduction="sum"))
+            best = torch.topk(logits, k=min(5, logits.shape[-1]), dim=-1).indices
+            top1 += int((best[:, 0] == gold).sum())
+            top5 += int((best == gold[:, None]).any(dim=-1).sum())
+            n += int(gold.numel())
+    if n == 0:
+        return {"n_masked": 0, "top1": float("nan"), "top5": float("nan"), "perplexity": float("nan")}
+    return {
+        "n_masked": n,
+        "top1": top1 / n,
+        "top5": top5 / n,
+        "perplexity": math.exp(nll / n),
+    }
+
+
+def unigram_baseline(train_blocks: numpy.ndarray, held_blocks: numpy.ndarray, special_ids: Sequence[int]) -> Dict[str, float]:
+    """Top-1/top-5 of always predicting the most frequent training tokens (no context):
+    what the model must beat to have learned context."""
+    special = numpy.asarray(special_ids)
+    train = train_blocks[~numpy.isin(train_blocks, special)]
+    held = held_blocks[~numpy.isin(held_blocks, special)]
+    if not len(train) or not len(held):
+        return {"top1": float("nan"), "top5": float("nan")}
+    counts = numpy.bincount(train)
+    order = numpy.argsort(-counts, kind="stable")[:5]
+    return {
+        "top1": float(numpy.mean(held == order[0])),
+        "top5": float(numpy.mean(numpy.isin(held, order))),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Checkpoints
+
+
+def _save_checkpoint(out_dir: Path, model, tokenizer, optimizer, scheduler, step: int, seed: int) -> None:
+    import torch
+
+    final = out_dir / CHECKPOINT_DIR
+    tmp = out_dir / (CHECKPOINT_DIR + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    model.save_pretrained(str(tmp))
+    tokenizer.save_pretrained(str(tmp))
+    # Optimizer moments are tensors; torch.save is read back with weights_only=True,
+    # which refuses arbitrary objects (no pickle code execution).
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optimizer.pt")
+    (tmp / "trainer_state.json").write_text(json.dumps({"step": step, "seed": seed}), encoding="utf8")
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)  # a crash mid-save leaves the previous checkpoint intact
+
+
+def _load_checkpoint(out_dir: Path, device: str):
+    import torch
+    from transformers import BertForMaskedLM
+
+    ckpt = out_dir / CHECKPOINT_DIR
+    state = json.loads((ckpt / "trainer_state.json").read_text(encoding="utf8"))
+    model = BertForMaskedLM.from_pretrained(str(ckpt), local_files_only=True).to(device)
+    return model, state, torch.load(ckpt / "optimizer.pt", map_location=device, weights_only=True)
+
+
+# ---------------------------------------------------------------------------
+# The pure function
+
+
+def pretrain_mlm(
+    corpus: Union[str, Path],
+    out_dir: Union[str, Path],
+    config: Union[None, str, Path, Dict[str, Any]] = None,
+    *,
+    max_steps: Optional[int] = None,
+    seed: Optional[int] = None,
+    device: str = "cpu",
+    resume: bool = False,
+    mask_pipeline: Optional[Union[str, Path]] = None,
+    mask_config: Optional[Union[str, Path]] = None,
+    mask_overrides: Optional[Dict[str, Any]] = None,
+    no_mask: bool = False,
+    stop_after_steps: Optional[int] = None,
+    show_progress: bool = True,
+    log: Optional[Callable[[str], None]] = None,
+) -> Dict[str, Any]:
+    """Train a WordPiece tokenizer and a BertForMaskedLM on a frequency-masked corpus.
+
+    corpus (Union[str, Path]): JSONL records with ``text`` (and ``patient_id``).
+    out_dir (Union[str, Path]): where the model (save_pretrained), ``metrics.json``
+        and ``checkpoint/`` are written.
+    config (Union[None, str, Path, dict]): hyperparameters (see
+        ``DEFAULT_PRETRAIN_CONFIG``; e.g. spacy_deid/configs/pretrain_cpu.cfg).
+    max_steps (Optional[int]): overrides training.max_steps.
+    seed (Optional[int]): overrides training.seed.
+    device (str): torch device ("cpu", "cuda:0").
+    resume (bool): continue from ``out_dir/checkpoint`` when it exists.
+    mask_pipeline (Optional[Union[str, Path]]): fitted pipeline that masks the corpus.
+    mask_config (Optional[Union[str, Path]]): config fitted on the corpus to mask it.
+    mask_overrides (Optional[Dict[str, Any]]): overrides for ``mask_config``.
+    no_mask (bool): train on the raw text (only for corpora without identifiers).
+    stop_after_steps (Optional[int]): interrupt after this many steps of this run,
+        leaving a checkpoint and no final model (continue later with ``resume``).
+    show_progress (bool): tqdm progress bar with the loss.
+    log (Optional[Callable[[str], None]]): receives one-line progress messages.
+    RETURNS (Dict[str, Any]): the metrics also written to ``out_dir/metrics.json``.
+    """
+    import torch
+    from tqdm import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    say = log or (lambda _m: None)
+    cfg = load_pretrain_config(config)
+    tr = cfg["training"]
+    if max_steps is not None:
+        tr["max_steps"] = int(max_steps)
+    if seed is not None:
+        tr["seed"] = int(seed)
+    seed = int(tr["seed"])
+    seq_len = int(tr["seq_len"])
+    if seq_len < 8:
+        raise FatalError(f"training.seq_len must be >= 8, got {seq_len}")
+    if cfg["model"]["hidden_size"] % cfg["model"]["num_attention_heads"]:
+        raise FatalError("model.hidden_size must be a multiple of model.num_attention_heads")
+    corpus = Path(corpus)
+    if not corpus.is_file():
+        raise FatalError(f"Corpus not found: {corpus}")
+    if mask_pipeline is None and mask_config is None and not no_mask:
+        raise FatalError("Pretraining needs the frequency-masking step: pass mask_pipeline or mask_config (or no_mask)")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_exists = (out / CHECKPOINT_DIR / "trainer_state.json").exists()
+
+    # 1. data: masked texts, split by patient
+    records = list(iter_records(corpus, limit=int(tr["max_train_docs"]) or 0))
+    if not records:
+        raise FatalError(f"Corpus has no valid records: {corpus}")
+    train_recs, held_recs = split_records(records, float(tr["heldout_fraction"]), int(tr["max_heldout_docs"]), seed)
+    t0 = time.perf_counter()
+    mask_nlp = None if no_mask else load_mask_pipeline(corpus, mask_pipeline, mask_config, mask_overrides)
+    train_texts = list(masked_texts(train_recs, mask_nlp))
+    held_texts = list(masked_texts(held_recs, mask_nlp))
+    del mask_nlp
+    mask_seconds = time.perf_counter() - t0
+    say(f"Masked {len(train_texts)} training and {len(held_texts)} held-out notes in {mask_seconds:.1f}s")
+
+    # 2. tokenizer (reused from the checkpoint on resume, so ids stay the same)
+    if resume and ckpt_exists:
+        from transformers import BertTokenizerFast
+
+        tokenizer = BertTokenizerFast.from_pretrained(str(out / CHECKPOINT_DIR), local_files_only=True)
+    else:
+        tok_cfg = cfg["tokenizer"]
+        tokenizer = train_tokenizer(
+            train_texts, int(tok_cfg["vocab_size"]), int(tok_cfg["min_frequency"]), bool(tok_cfg["lowercase"]), seq_len
+        )
+    train_blocks = encode_blocks(tokenizer, train_texts, seq_len)
+    held_blocks = encode_blocks(tokenizer, held_texts, seq_len) if held_texts else train_blocks[:0]
+    del train_texts, held_texts
+    say(f"{len(train_blocks)} training blocks of {seq_len}, vocabulary {len(tokenizer)}")
+
+    # 3. model, optimizer, schedule
+    torch_device = torch.device(device)
+    total_steps = int(tr["max_steps"])
+    model = build_model(cfg["model"], len(tokenizer), seq_len, tokenizer.pad_token_id, seed).to(torch_device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(tr["warmup_steps"]), max(1, total_steps))
+    init_output_bias(model, train_blocks, tokenizer.all_special_ids)
+    start_step = 0
+    if resume and ckpt_exists:
+        model, state, opt_state = _load_checkpoint(out, device)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
+        # Creating the scheduler resets the learning rate: restore the optimizer after it.
+        scheduler = get_linear_schedule_with_warmup(optimizer, int(tr["warmup_steps"]), max(1, total_steps))
+        optimizer.load_state_dict(opt_state["optimizer"])
+        scheduler.load_state_dict(opt_state["scheduler"])
+        start_step = int(state["step"])
+        say(f"Resumed from step {start_step}")
+
+    # 4. training
+    batch_size = max(1, min(int(tr["batch_size"]), len(train_blocks)))
+    steps_per_epoch = max(1, len(train_blocks) // batch_size)
+    special = tokenizer.all_special_ids
+    vocab_size = len(tokenizer)
+    perm_cache: Dict[int, numpy.ndarray] = {}
+    model.train()
+    n_tokens = 0
+    losses: List[float] = []
+    t_train = time.perf_counter()
+    bar = tqdm(
+        total=total_steps,
+        initial=min(start_step, total_steps),
+        desc="pretrain",
+        unit="step",
+        disable=not show_progress,
+    )
+    every = int(tr["checkpoint_every"])
+    ema = None
+    end_step = total_steps
+    if stop_after_steps is not None:
+        end_step = min(total_steps, start_step + max(0, int(stop_after_steps)))
+    for step in range(start_step, end_step):
+        epoch, pos = divmod(step, steps_per_epoch)
+        if epoch not in perm_cache:
+            perm_cache.clear()
+            perm_cache[epoch] = numpy.random.default_rng(numpy.random.SeedSequence([seed, 1, epoch])).permutation(
+                len(train_blocks)
+            )
+        idx = perm_cache[epoch][pos * batch_size : (pos + 1) * batch_size]
+        ids = train_blocks[idx]
+        rng = numpy.random.default_rng(numpy.random.SeedSequence([seed, 2, step]))
+        inputs, labels = mask_batch(ids, special, tokenizer.mask_token_id, vocab_size, float(tr["mlm_probability"]), rng)
+        attention = (ids != tokenizer.pad_token_id).astype(numpy.int64)
+        loss = mlm_loss(
+            model,
+            torch.from_numpy(inputs).to(torch_device),
+            torch.from_numpy(labels).to(torch_device),
+            torch.from_numpy(attention).to(torch_device),
+        )
+        loss.backward()
+        if float(tr["grad_clip"]) > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), float(tr["grad_clip"]))
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        value = float(loss.detach())
+        losses.append(value)
+        ema = value if ema is None else 0.95 * ema + 0.05 * value
+        n_tokens += int(attention.sum())
+        bar.update(1)
+        bar.set_postfix(loss=f"{ema:.3f}")
+        if every > 0 and (step + 1) % every == 0 and step + 1 < total_steps:
+            _save_checkpoint(out, model, tokenizer, optimizer, scheduler, step + 1, seed)
+    bar.close()
+    train_seconds = time.perf_counter() - t_train
+    if end_step > start_step:
+        _save_checkpoint(out, model, tokenizer, optimizer, scheduler, end_step, seed)
+    if end_step < total_steps:
+        say(f"Stopped at step {end_step} of {total_steps}: continue with resume")
+        return {"interrupted": True, "steps_done": end_step, "steps": total_steps}
+
+    # 5. evaluation and save
+    eval_bs = int(cfg["eval"]["batch_size"])
+    metrics: Dict[str, Any] = {
+        "corpus_docs": len(records),
+        "train_docs": len(train_recs),
+        "heldout_docs": len(held_recs),
+        "masked_corpus": not no_mask,
+        "vocab_size": vocab_size,
+        "train_blocks": int(len(train_blocks)),
+        "seq_len": seq_len,
+        "steps": total_steps,
+        "resumed_from_step": start_step,
+        "train_tokens_this_run": n_tokens,
+        "train_seconds_this_run": round(train_seconds, 2),
+        "tokens_per_second": round(n_tokens / train_seconds, 1) if train_seconds > 0 and n_tokens else None,
+        "final_loss_ema": round(ema, 4) if ema is not None else None,
+        "device": str(torch_device),
+        "seed": seed,
+        "config": cfg,
+    }
+    if len(held_blocks):
+        metrics["heldout"] = evaluate_mlm(
+            model, held_blocks, tokenizer, float(tr["mlm_probability"]), seed, eval_bs, str(torch_device)
+        )
+        metrics["heldout_unigram_baseline"] = unigram_baseline(train_blocks, held_blocks, special)
+    model.save_pretrained(str(out))
+    tokenizer.save_pretrained(str(out))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True), encoding="utf8")
+    return metrics
