@@ -1,5 +1,6 @@
 """Small helpers shared by the components."""
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -55,3 +56,168 @@ def require_corpus(corpus: Optional[RecordsReader], name: str) -> RecordsReader:
             f"or pass it to nlp.initialize / spacy_deid init CORPUS."
         )
     return corpus
+
+
+# ------------------------------------------------------------ saving pipelines
+# spaCy's StringStore keeps every string the pipeline ever tokenised: saved as
+# ``vocab/strings.json``, it would carry the identifiers of every note the pipeline
+# (or the NER's training) saw. A saved pipeline keeps only the strings a fresh load
+# needs beyond what the language and the components add again themselves.
+
+
+def pipeline_strings(nlp: Language) -> Set[str]:
+    """The strings a saved copy of ``nlp`` needs in its StringStore: the blank
+    language's own (tokenizer exceptions, lexeme defaults), every component's
+    labels (and span_ruler ids), and what a component lists in an optional
+    ``required_strings()`` method. Never a string of a processed document.
+
+    RETURNS (Set[str]): the strings to keep.
+    """
+    import spacy
+
+    keep: Set[str] = set(spacy.blank(nlp.lang).vocab.strings)
+    for _, proc in nlp.components:
+        for attr in ("labels", "ids"):
+            try:
+                values = getattr(proc, attr, None)
+            except Exception:  # a component whose labels need initialize
+                values = None
+            if values:
+                keep.update(v for v in values if isinstance(v, str))
+        required = getattr(proc, "required_strings", None)
+        if callable(required):
+            keep.update(required())
+    return keep
+
+
+def strip_saved_strings(path: Union[str, Path], keep: Iterable[str]) -> Tuple[int, int]:
+    """Rewrite ``PATH/vocab/strings.json`` of a saved pipeline to the strings of
+    ``keep`` it holds (or that ``keep`` adds).
+
+    RETURNS (Tuple[int, int]): the number of strings before and after.
+    """
+    import srsly
+
+    from spacy_deid.io.atomic import write_text
+
+    strings_path = Path(path) / "vocab" / "strings.json"
+    before: List[str] = srsly.read_json(strings_path) if strings_path.exists() else []
+    kept = sorted(set(keep))
+    write_text(strings_path, srsly.json_dumps(kept))
+    return len(before), len(kept)
+
+
+def save_pipeline(nlp: Language, path: Union[str, Path]) -> Dict[str, int]:
+    """Save ``nlp`` to ``path`` (atomically: a failed save leaves the previous
+    directory as it was) with a StringStore reduced to ``pipeline_strings``.
+    The in-memory pipeline is not changed. Every place that saves a pipeline
+    calls this instead of ``nlp.to_disk``.
+
+    RETURNS (Dict[str, int]): ``{"strings_before", "strings_after"}``.
+    """
+    from spacy_deid.io.atomic import atomic_dir
+
+    with atomic_dir(path) as tmp:
+        nlp.to_disk(tmp)
+        before, after = strip_saved_strings(tmp, pipeline_strings(nlp))
+    return {"strings_before": before, "strings_after": after}
+
+
+def strip_pipeline(path: Union[str, Path], output: Optional[Union[str, Path]] = None) -> Dict[str, int]:
+    """Load a saved pipeline (e.g. a NER trained by ``spacy train``) and save it
+    again with a reduced StringStore (``save_pipeline``), in place or to ``output``.
+
+    RETURNS (Dict[str, int]): ``{"strings_before", "strings_after"}`` (before: the
+        strings of the input's ``vocab/strings.json``).
+    """
+    import spacy
+    import srsly
+
+    import spacy_deid  # noqa: F401  (our factories)
+
+    from spacy_deid.io.records import FatalError
+
+    path = Path(path)
+    strings_path = path / "vocab" / "strings.json"
+    if not (path / "config.cfg").is_file() or not strings_path.is_file():
+        raise FatalError(f"Not a saved pipeline directory (no config.cfg or vocab/strings.json): {path}")
+    n_before = len(srsly.read_json(strings_path))
+    nlp = spacy.load(path)
+    stats = save_pipeline(nlp, output if output is not None else path)
+    stats["strings_before"] = n_before
+    return stats
+
+
+# ------------------------------------------------------- NER and its vectors
+# A NER trained with static vectors reads the rows of ITS table: under other
+# vectors it runs but its F1 collapses (spaCy only warns, W113). A pipeline
+# records the digest of the vectors its sourced NER was trained with, and init
+# and load refuse a mismatch.
+VECTORS_META_KEY = "spacy_deid"
+
+
+def vectors_digest(vectors) -> Optional[str]:
+    """A digest of a vectors table (mode, shape, keys, data); None when empty."""
+    import hashlib
+
+    import numpy
+
+    if vectors.shape[0] == 0 or vectors.shape[1] == 0:
+        return None
+    h = hashlib.sha256()
+    h.update(f"{vectors.mode}:{vectors.shape}".encode())
+    if vectors.mode == "default":
+        h.update(numpy.asarray(sorted(vectors.key2row.items()), dtype=numpy.uint64).tobytes())
+    data = vectors.data
+    if not isinstance(data, numpy.ndarray):  # cupy on GPU
+        data = data.get()
+    h.update(numpy.ascontiguousarray(data).tobytes())
+    return h.hexdigest()
+
+
+def check_sourced_vectors(nlp: Language, sources: Dict[str, Union[str, Path]]) -> None:
+    """Refuse a pipeline whose sourced components (a trained NER) were trained
+    with other vectors than the pipeline's, and record the NER's vectors digest
+    in ``nlp.meta`` for ``check_pipeline_vectors`` at load.
+
+    nlp (Language): the initialised pipeline.
+    sources (Dict[str, Union[str, Path]]): component name -> source pipeline path.
+    RAISES (ValueError): the vectors differ.
+    """
+    import spacy
+
+    mine = vectors_digest(nlp.vocab.vectors)
+    for name, source in sources.items():
+        source_vectors = spacy.load(source, exclude=[n for n in _pipe_names(source)]).vocab.vectors
+        theirs = vectors_digest(source_vectors)
+        if theirs is None:
+            continue
+        if theirs != mine:
+            raise ValueError(
+                f"The component {name!r} from {source} was trained with other word vectors than the ones "
+                f"this pipeline loads ([initialize] vectors / paths.vectors): it would run with the wrong "
+                f"vectors and lose most of its recall. Use the vectors it was trained with (leave paths.vectors "
+                f"unset to take them from {source}), or train the NER again on these vectors."
+            )
+        nlp.meta.setdefault(VECTORS_META_KEY, {})["ner_vectors"] = theirs
+
+
+def _pipe_names(path: Union[str, Path]) -> List[str]:
+    from spacy import util
+
+    path = Path(path) if Path(path).is_dir() else util.get_package_path(str(path))
+    return list(util.load_config(Path(path) / "config.cfg", interpolate=False)["nlp"]["pipeline"])
+
+
+def check_pipeline_vectors(nlp: Language) -> None:
+    """Refuse a loaded pipeline whose vectors are not those its NER was trained
+    with (as recorded at init by ``check_sourced_vectors``).
+
+    RAISES (ValueError): the vectors were replaced.
+    """
+    expected = (nlp.meta.get(VECTORS_META_KEY) or {}).get("ner_vectors")
+    if expected and vectors_digest(nlp.vocab.vectors) != expected:
+        raise ValueError(
+            "The pipeline's word vectors are not the ones its NER was trained with (vocab/vectors was "
+            "replaced?): rebuild it with `spacy-deid init ... --ner PATH` and the NER's own vectors."
+        )

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 
 # Tiny model settings shared by the test files (imported from here as a sibling
 # module, like fault_components): trained once per session by the fixtures below.
-TINY_VECTORS = dict(dim=16, bucket=2000, epoch=10, k=3, minn=3, maxn=5, show_progress=False)
+TINY_VECTORS = dict(dim=16, bucket=2000, epoch=10, k=3, minn=3, maxn=5, word_list=True, show_progress=False)
 TINY_MLM = {
     "model": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64},
     "tokenizer": {"vocab_size": 800, "min_frequency": 2},

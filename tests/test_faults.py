@@ -196,7 +196,7 @@ def test_disk_full_mid_run_keeps_previous_output_and_resumes(tmp_path, nlp, monk
     out.write_text("previous output\n")
 
     real_open = AtomicJSONLWriter._open
-    monkeypatch.setattr(AtomicJSONLWriter, "_open", staticmethod(lambda path, mode: _Budget(real_open(path, mode), 40_000)))
+    monkeypatch.setattr(AtomicJSONLWriter, "_open", staticmethod(lambda path, mode, **kw: _Budget(real_open(path, mode, **kw), 40_000)))
     with pytest.raises(FatalError, match="No space left on device") as err:
         sanitize_file(nlp, inp, out)
     assert "left untouched" in str(err.value) and "--resume" in str(err.value)
@@ -262,7 +262,7 @@ def test_permission_denied_through_the_cli(tmp_path, monkeypatch):
     out = tmp_path / "out.jsonl"
     out.write_text("previous output\n")
 
-    def denied(path, mode):
+    def denied(path, mode, **kw):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
     monkeypatch.setattr(AtomicJSONLWriter, "_open", staticmethod(denied))

@@ -24,9 +24,9 @@ def pretrain_cmd(
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
     resume: bool = typer.Option(False, "--resume", help="Continue from OUT_DIR/checkpoint"),
     mask_config: Optional[Path] = typer.Option(
-        Path("frequency"),
+        Path("default"),
         "--mask-config",
-        help="Pipeline config fitted on CORPUS to frequency-mask it before training (the pipeline's settings)",
+        help="De-identification config fitted on CORPUS to de-identify it before training (detectors and rarity; its resampling/swap components are left out)",
     ),
     mask_pipeline: Optional[Path] = typer.Option(
         None, "--mask-pipeline", help="A fitted masking pipeline directory (instead of --mask-config)"
@@ -38,7 +38,7 @@ def pretrain_cmd(
         None, "--stop-after", help="Stop after N steps of this run, keeping a checkpoint (continue with --resume)"
     ),
 ):
-    """Train a WordPiece tokenizer and a small BertForMaskedLM on the frequency-masked corpus.
+    """Train a WordPiece tokenizer and a small BertForMaskedLM on the de-identified corpus.
 
     Extra options override the masking config, spaCy-style: --components.frequency_masker.k 5
     """
@@ -57,7 +57,7 @@ def pretrain_cmd(
             mask_config = config_path(mask_config)
         except FileNotFoundError as err:
             fatal(
-                f"{err}. Pass --mask-config CFG (the pipeline's frequency masking), "
+                f"{err}. Pass --mask-config CFG (the pipeline's de-identification config), "
                 f"--mask-pipeline DIR, or --no-mask for a corpus without identifiers"
             )
     device = "cpu"

@@ -38,6 +38,7 @@ def init_pipeline(
     from spacy.training.initialize import get_sourced_components
 
     import spacy_deid  # noqa: F401  (registers the components for --code-less configs)
+    from spacy_deid.util import check_sourced_vectors
 
     config = load_config(config_path, corpus, overrides)
     nlp = util.load_model_from_config(config, auto_fill=True)
@@ -46,7 +47,9 @@ def init_pipeline(
     nlp._link_components()
     with nlp.select_pipes(disable=[*sourced]):
         nlp.initialize()
+    check_sourced_vectors(nlp, {name: cfg["source"] for name, cfg in sourced.items() if isinstance(cfg.get("source"), str)})
     if output_dir is not None:
-        Path(output_dir).mkdir(parents=True, exist_ok=True)
-        nlp.to_disk(output_dir)
+        from spacy_deid.util import save_pipeline
+
+        save_pipeline(nlp, output_dir)
     return nlp

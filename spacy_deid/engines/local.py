@@ -32,6 +32,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from spacy_deid.edits import render, segment_record
+from spacy_deid.util import check_pipeline_vectors
 from spacy_deid.io.records import (
     PASS_THROUGH,
     AtomicJSONLWriter,
@@ -134,9 +135,14 @@ def load_pipeline(name_or_path: Union[str, Path], gpu_id: int = -1) -> Language:
     if not path.exists() and not spacy.util.is_package(target):
         raise FatalError(f"Pipeline not found: {target} (neither a directory nor an installed package)")
     try:
-        return spacy.load(target)
+        nlp = spacy.load(target)
     except OSError as err:
         raise FatalError(f"Cannot load pipeline {target}: {err}") from None
+    try:
+        check_pipeline_vectors(nlp)
+    except ValueError as err:
+        raise FatalError(f"Pipeline {target}: {err}") from None
+    return nlp
 
 
 def import_code(code_path: Optional[Union[str, Path]]) -> None:

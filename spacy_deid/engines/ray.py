@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from spacy_deid.io.atomic import atomic_file, write_json
 from spacy_deid.io.records import AtomicJSONLWriter, Chunk, FatalError, dumps, parse_line, scan_chunks
 from spacy_deid.engines.local import (
     DEFAULT_MAX_CHARS,
@@ -306,17 +307,13 @@ def list_shards(shard_dir: Path) -> List[Shard]:
     return sorted(shards, key=lambda s: (s.first, -s.end))
 
 
-def write_shard(shard_dir: Path, first: int, end: int, header: str, body: str) -> Path:
-    """Write a shard by temporary file + rename: a shard on disk is complete."""
+def write_shard(shard_dir: Path, first: int, end: int, header: str, body: str, private: bool = False) -> Path:
+    """Write a shard atomically (a shard on disk is complete); ``private``: 0600."""
     path = shard_dir / f"{SHARD_PREFIX}{first:012d}-{end:012d}.jsonl"
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
+        with atomic_file(path, private=private) as fh:
             fh.write(header + "\n")
             fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except OSError as err:
         raise FatalError(f"Cannot write shard {path}: {err.strerror or err}; rerun with --resume when fixed") from None
     return path
@@ -336,15 +333,6 @@ def covered_ranges(shards: Sequence[Shard]) -> List[Tuple[int, int]]:
 def _fingerprint(path: Path) -> Dict[str, Any]:
     st = path.stat()
     return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _clear_shard_dir(shard_dir: Path) -> None:
@@ -385,13 +373,13 @@ def _prepare_manifest(shard_dir: Path, input_path: Path, options: Dict[str, Any]
         "chunks": [c.to_list() for c in chunks],
     }
     try:
-        _write_json_atomic(manifest_path, manifest)
+        write_json(manifest_path, manifest, indent=None)
     except OSError as err:
         raise FatalError(f"Cannot write output {manifest_path}: {err.strerror or err}") from None
     return manifest
 
 
-def merge_shards(shard_dir: Path, output_path: Path, n_records: int) -> SanitizeStats:
+def merge_shards(shard_dir: Path, output_path: Path, n_records: int, private: bool = False) -> SanitizeStats:
     """Stream the shards in record order into ``output_path`` (atomically), flag
     duplicate ids, and check that each of the ``n_records`` records is there once.
 
@@ -399,7 +387,7 @@ def merge_shards(shard_dir: Path, output_path: Path, n_records: int) -> Sanitize
     """
     stats = SanitizeStats()
     duplicates = DuplicateIds()
-    writer = AtomicJSONLWriter(output_path)
+    writer = AtomicJSONLWriter(output_path, private=private)
     expected = 0
     try:
         for shard in list_shards(shard_dir):
@@ -548,7 +536,7 @@ def sanitize_file_ray(
                 )
                 try:
                     for row in ds.iter_rows():
-                        write_shard(shard_dir, int(row["first"]), int(row["end"]), row["header"], row["body"])
+                        write_shard(shard_dir, int(row["first"]), int(row["end"]), row["header"], row["body"], private=keep_text)
                         if progress is not None:
                             progress.update(int(row["end"]) - int(row["first"]))
                 except FatalError:
@@ -563,7 +551,7 @@ def sanitize_file_ray(
             if progress is not None:
                 progress.close()
     t0 = time.perf_counter()
-    stats = merge_shards(shard_dir, output_path, n_records)
+    stats = merge_shards(shard_dir, output_path, n_records, private=keep_text)
     timings["merge_s"] = time.perf_counter() - t0
     stats.n_resumed = n_resumed
     stats.timings = timings

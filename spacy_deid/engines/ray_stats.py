@@ -391,7 +391,11 @@ def init_pipeline_ray(
     finally:
         for proc in patched:
             del proc.initialize
+    from spacy_deid.util import check_sourced_vectors
+
+    check_sourced_vectors(nlp, {name: cfg["source"] for name, cfg in sourced.items() if isinstance(cfg.get("source"), str)})
     if output_dir is not None:
-        Path(output_dir).mkdir(parents=True, exist_ok=True)
-        nlp.to_disk(output_dir)
+        from spacy_deid.util import save_pipeline
+
+        save_pipeline(nlp, output_dir)
     return nlp

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List, Optional, Tuple, Union
 
+from spacy_deid.io.atomic import fsync_dir, open_new
+
 PASS_THROUGH = ("patient_id", "label", "note_type")
 
 
@@ -218,11 +220,13 @@ class AtomicJSONLWriter:
     The previous output (if any) stays untouched until the run completes, and an
     interrupted run leaves ``PATH.partial`` for ``--resume``: on resume, a torn last
     line is cut off and the number of complete records is reported so the reader
-    can skip that many input records.
+    can skip that many input records. ``private`` creates the file 0600 (for
+    output that holds original text).
     """
 
-    def __init__(self, path: Union[str, Path], resume: bool = False, flush_every: int = 64):
+    def __init__(self, path: Union[str, Path], resume: bool = False, flush_every: int = 64, private: bool = False):
         self.path = Path(path)
+        self.private = private
         self.partial = self.path.with_name(self.path.name + ".partial")
         self.flush_every = flush_every
         self.done = 0
@@ -231,9 +235,9 @@ class AtomicJSONLWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if resume and self.partial.exists():
                 self.done = self._repair_partial()
-                self._fh: IO[str] = self._open(self.partial, "a")
+                self._fh: IO[str] = self._open(self.partial, "a", private=private)
             else:
-                self._fh = self._open(self.partial, "w")
+                self._fh = self._open(self.partial, "w", private=private)
         except OSError as err:
             raise FatalError(f"Cannot write output {self.path}: {err.strerror or err}") from None
 
@@ -246,8 +250,8 @@ class AtomicJSONLWriter:
         return data[:cut].count(b"\n")
 
     @staticmethod
-    def _open(path: Path, mode: str) -> IO[str]:
-        return path.open(mode, encoding="utf-8")
+    def _open(path: Path, mode: str, private: bool = False) -> IO[str]:
+        return open_new(path, private=private, append=mode == "a")
 
     def write(self, record: Dict[str, Any]) -> None:
         """Append one record."""
@@ -282,7 +286,7 @@ class AtomicJSONLWriter:
                 f"Cannot finish output {self.path}: {err.strerror or err}; "
                 f"{self.path} was left untouched, rerun with --resume when fixed"
             ) from None
-        _fsync_dir(self.path.parent)
+        fsync_dir(self.path.parent)
 
     def _abort(self) -> None:
         # Closing flushes the buffer, which fails again on a full disk: the file is
@@ -302,23 +306,9 @@ class AtomicJSONLWriter:
             self._abort()
 
 
-def _fsync_dir(path: Path) -> None:
-    """Make a rename durable (best effort: not every platform can open a dir)."""
-    try:
-        fd = os.open(str(path), os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_jsonl_atomic(path: Union[str, Path], records) -> int:
+def write_jsonl_atomic(path: Union[str, Path], records, private: bool = False) -> int:
     """Write an iterable of records atomically; return how many were written."""
-    writer = AtomicJSONLWriter(path)
+    writer = AtomicJSONLWriter(path, private=private)
     try:
         for rec in records:
             writer.write(rec)

@@ -29,13 +29,13 @@ the number of runs. Score = runs above / runs. Items that were never above the
 threshold are not stored. It is updated at the end of each ``initialize`` (one
 de-identification event = one fit on a corpus).
 """
-import os
-import tempfile
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 import numpy as np
 import srsly
+
+from spacy_deid.io.atomic import atomic_file
 
 _U = np.uint64
 COUNT_UNITS = ("patient", "document", "occurrence")
@@ -224,15 +224,8 @@ class ConfidenceList:
             "n_runs": self.n_runs,
             "items": {format(int(k), "016x"): int(n) for k, n in zip(self.keys.tolist(), self.n_above.tolist())},
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name, suffix=".tmp", dir=str(self.path.parent))
-        os.close(fd)
-        try:
-            srsly.write_json(tmp, data, indent=0)
-            os.replace(tmp, self.path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_file(self.path) as fh:
+            fh.write(srsly.json_dumps(data, indent=0))
 
 
 def load_confidence(path: Optional[Union[str, Path]], settings: dict) -> Optional[ConfidenceList]:

@@ -12,11 +12,10 @@ on token boundaries, punctuation kept outside). Output is byte-identical for the
 ``(n_docs, n_patients, seed)``.
 """
 import json
-import os
-import threading
 from pathlib import Path
 from typing import Dict, Iterator, Union
 
+from spacy_deid.io.atomic import atomic_file
 from spacy_deid.synth.generator import NOTE_TYPES, PHI_LABELS, Generator
 from spacy_deid.synth.vocab import ALL_SPECIALTIES
 
@@ -48,8 +47,8 @@ def generate_corpus(
 ) -> dict:
     """Write a synthetic corpus as JSONL, atomically, and return summary statistics.
 
-    The file is written to a temporary file in the same directory and moved into
-    place with ``os.replace``, so a reader never sees a partial corpus.
+    The file is written through ``spacy_deid.io.atomic.atomic_file``, so a reader
+    never sees a partial corpus.
 
     out_path (Union[str, Path]): the JSONL file to write; parent folders are created.
     n_docs (int): number of notes.
@@ -62,7 +61,6 @@ def generate_corpus(
     """
     records = generate_records(n_docs, n_patients, seed)
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     labels: Dict[str, int] = {}
     note_types: Dict[str, int] = {}
     specialties: Dict[str, int] = {}
@@ -72,29 +70,16 @@ def generate_corpus(
         from tqdm import tqdm
 
         records = tqdm(records, total=n_docs, desc="generate", unit="doc", disable=None)
-    # A temp file in the same folder (so os.replace is atomic), opened with "x" so it
-    # gets the usual umask permissions (mkstemp would make the corpus 0600).
-    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf8", newline="\n") as f:
-            for rec in records:
-                f.write(json.dumps(rec, ensure_ascii=False))
-                f.write("\n")
-                patients.add(rec["patient_id"])
-                note_types[rec["note_type"]] = note_types.get(rec["note_type"], 0) + 1
-                specialties[rec["label"]] = specialties.get(rec["label"], 0) + 1
-                for sp in rec["spans"]:
-                    labels[sp["label"]] = labels.get(sp["label"], 0) + 1
-                n_spans += len(rec["spans"])
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, out_path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_file(out_path) as f:
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False))
+            f.write("\n")
+            patients.add(rec["patient_id"])
+            note_types[rec["note_type"]] = note_types.get(rec["note_type"], 0) + 1
+            specialties[rec["label"]] = specialties.get(rec["label"], 0) + 1
+            for sp in rec["spans"]:
+                labels[sp["label"]] = labels.get(sp["label"], 0) + 1
+            n_spans += len(rec["spans"])
     return {
         "n_docs": n_docs,
         "n_patients": len(patients),

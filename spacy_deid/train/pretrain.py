@@ -3,9 +3,10 @@
 ``pretrain_mlm(corpus, out_dir, ...)`` is the pure function behind
 ``python -m spacy_deid pretrain``:
 
-1. the corpus is frequency-masked first, by a pipeline fitted with the same settings
-   as the de-identification pipeline (``mask_config``, e.g. ``spacy_deid/configs/frequency.cfg``,
-   or an already fitted ``mask_pipeline`` directory): every edited span and PHI entity
+1. the corpus is de-identified first, by a pipeline fitted with the same settings
+   as the de-identification pipeline (``mask_config``, by default the ``default``
+   profile: detectors and rarity; or an already fitted ``mask_pipeline`` directory;
+   the resampling and swap components are left out): every edited span and PHI entity
    becomes the tokenizer's ``[UNK]`` special token, so rare identifiers never reach
    the tokenizer or the model, and ``[UNK]`` is never a prediction target nor a
    sampled word (a readable placeholder such as ``[LOW_FREQ]`` would be split into
@@ -132,7 +133,7 @@ def load_mask_pipeline(
             raise FatalError(f"Mask pipeline not found: {path}")
         nlp = spacy.load(path)
         keep = _upstream_of_mlm(nlp.pipe_names, lambda n: nlp.get_pipe_meta(n).factory)
-        for name in nlp.pipe_names[len(keep):]:
+        for name in [n for n in nlp.pipe_names if n not in keep]:
             nlp.remove_pipe(name)
         return nlp
     if mask_config is not None:
@@ -149,21 +150,22 @@ def load_mask_pipeline(
         names = list(config["nlp"]["pipeline"])
         keep = _upstream_of_mlm(names, lambda n: config["components"].get(n, {}).get("factory"))
         if len(keep) < len(names):
-            # the full pipeline's config (e.g. default.cfg): build only what runs
-            # before the resampler, which needs the model being trained here
+            # the full pipeline's config (e.g. datasifter.cfg): build only the
+            # de-identification steps; the resampler needs the model trained here
             overrides["nlp.pipeline"] = keep
         return init_pipeline(mask_config, corpus, None, overrides)
     return None
 
 
+# Components that learn from or move de-identified text (the DataSifterText
+# tier): never part of the pipeline that de-identifies a training corpus.
+TRAINED_TIER = ("mlm_resampler", "similarity_filter", "doc_swapper")
+
+
 def _upstream_of_mlm(names: List[str], factory_of: Callable[[str], Optional[str]]) -> List[str]:
-    """The pipe names before the first ``mlm_resampler``: the masking steps."""
-    out = []
-    for name in names:
-        if factory_of(name) == "mlm_resampler":
-            break
-        out.append(name)
-    return out
+    """The pipe names of the de-identification steps: the detectors (NER,
+    patterns, gazetteers), rarity and the replacer, without ``TRAINED_TIER``."""
+    return [name for name in names if factory_of(name) not in TRAINED_TIER]
 
 
 def masked_text(doc, placeholder: str = UNK) -> str:

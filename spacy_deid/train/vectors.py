@@ -9,12 +9,14 @@ has a vector) and converts the ``.floret`` table with spaCy's own ``init vectors
 --mode floret`` path (``spacy.training.initialize.convert_vectors``). The output is
 a spaCy pipeline directory usable as ``[initialize] vectors = ${paths.vectors}``.
 
-It also writes ``deid_frequent_words.json``: the lower-cased words that passed the
-frequency rule, with their counts (the neighbour pseudonymiser's candidate
-vocabulary). Nothing below ``k`` is stored anywhere: a floret table holds hashed
-n-gram rows, not words.
+With ``word_list`` it also writes ``deid_frequent_words.json``: the lower-cased
+words of the de-identified training text that passed the frequency rule, with
+their counts (the candidate vocabulary of ``augment --method neighbor_pseudonyms``);
+without it the directory holds no word of the corpus: a floret table holds hashed
+n-gram rows, not words, and the saved StringStore only the language's own strings.
 """
 import random
+import shutil
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -23,8 +25,9 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tupl
 import srsly
 from spacy.tokens import Doc
 
+from spacy_deid.io.atomic import atomic_dir, write_json
 from spacy_deid.io.records import FatalError, iter_records
-from spacy_deid.util import Record
+from spacy_deid.util import Record, pipeline_strings, strip_saved_strings
 
 RARE_TOKEN = "[RARE]"
 FREQUENT_WORDS_FILE = "deid_frequent_words.json"
@@ -138,6 +141,7 @@ def train_vectors(
     threads: int = 1,
     limit: int = 0,
     keep_floret: bool = False,
+    word_list: bool = False,
     show_progress: bool = True,
 ) -> Path:
     """Train floret vectors on a JSONL corpus and save them as a spaCy pipeline dir.
@@ -169,6 +173,10 @@ def train_vectors(
     threads (int): floret threads (more than 1 is faster but not deterministic).
     limit (int): read at most this many records (0: all).
     keep_floret (bool): keep floret's ``vectors.floret`` text table in ``out_dir``.
+    word_list (bool): also write ``deid_frequent_words.json``, the frequent words of
+        the (de-identified) training text with their counts: the candidate
+        vocabulary of neighbour pseudonyms (``augment --method neighbor_pseudonyms``).
+        Off by default: a vectors directory then holds no word of the corpus.
     show_progress (bool): progress bars (tokenising, floret's own progress line).
     RETURNS (Path): ``out_dir``.
     """
@@ -198,8 +206,7 @@ def train_vectors(
         texts = ((r, r["text"]) for r in records)
 
     counter = WordCounter(count_by)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="deid-floret-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="deid-floret-") as tmp, atomic_dir(out_dir) as out_tmp:
         tokenised = Path(tmp) / "tokens.txt"
         # Pass 1: tokenise once (to a scratch file) and count.
         n_docs = 0
@@ -241,36 +248,38 @@ def train_vectors(
         fl_model.save_floret_vectors(str(floret_path))
         # spaCy's own `init vectors --mode floret` conversion.
         convert_vectors(nlp, floret_path, truncate=0, prune=-1, mode="floret", name="spacy_deid_floret")
-        nlp.to_disk(out_dir)
+        nlp.to_disk(out_tmp)
+        strip_saved_strings(out_tmp, pipeline_strings(nlp))
         if keep_floret:
-            (out_dir / FLORET_FILE).write_bytes(floret_path.read_bytes())
-    srsly.write_json(
-        out_dir / FREQUENT_WORDS_FILE,
-        {
-            "k": max(k, 1),
-            "count_by": count_by,
-            "words": [w for w in frequent if w != RARE_TOKEN.lower()],
-            "counts": [c for w, c in frequent.items() if w != RARE_TOKEN.lower()],
-        },
-    )
-    srsly.write_json(
-        out_dir / "deid_vectors.json",
-        {
-            "dim": dim,
-            "seed": seed,
-            "k": k,
-            "count_by": count_by,
-            "model": model,
-            "epoch": epoch,
-            "lr": lr,
-            "minn": minn,
-            "maxn": maxn,
-            "bucket": bucket,
-            "hash_count": hash_count,
-            "n_docs": n_docs,
-            "masked_with": str(mask_pipeline or mask_config) if (mask_pipeline or mask_config) else None,
-        },
-    )
+            shutil.copyfile(floret_path, out_tmp / FLORET_FILE)
+        if word_list:
+            write_json(
+                out_tmp / FREQUENT_WORDS_FILE,
+                {
+                    "k": max(k, 1),
+                    "count_by": count_by,
+                    "words": [w for w in frequent if w != RARE_TOKEN.lower()],
+                    "counts": [c for w, c in frequent.items() if w != RARE_TOKEN.lower()],
+                },
+            )
+        write_json(
+            out_tmp / "deid_vectors.json",
+            {
+                "dim": dim,
+                "seed": seed,
+                "k": k,
+                "count_by": count_by,
+                "model": model,
+                "epoch": epoch,
+                "lr": lr,
+                "minn": minn,
+                "maxn": maxn,
+                "bucket": bucket,
+                "hash_count": hash_count,
+                "n_docs": n_docs,
+                "masked_with": str(mask_pipeline or mask_config) if (mask_pipeline or mask_config) else None,
+            },
+        )
     return out_dir
 
 
@@ -284,7 +293,7 @@ def load_frequent_words(vectors_dir: Union[str, Path], min_count: int = 0) -> Li
     path = Path(vectors_dir) / FREQUENT_WORDS_FILE
     if not path.exists():
         raise FatalError(
-            f"{path} not found: the vectors directory must be made by `python -m spacy_deid vectors`"
+            f"{path} not found: make the vectors directory with `python -m spacy_deid vectors --word-list`"
         )
     data = srsly.read_json(path)
     return [w for w, c in zip(data["words"], data["counts"]) if c >= min_count]
