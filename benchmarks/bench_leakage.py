@@ -4,7 +4,7 @@ For each labelled JSONL corpus (``{"id", "text", "spans": [{start, end, label}]}
 
 1. **ours**: the project's ``deid`` workflow, step by step and forced (so every
    step is timed): pretrain the MLM and train floret vectors on the corpus
-   (frequency-masked first), ``init`` spacy_deid/configs/default_ner.cfg on it (all corpus
+   (frequency-masked first), ``init`` spacy_deid/configs/datasifter.cfg --ner on it (all corpus
    statistics, with the PHI NER trained by ``all``), ``sanitize``. Nothing of the
    gold spans is given to the pipeline except that pretraining hides them (as the
    workflow does for any corpus with spans).
@@ -118,8 +118,8 @@ def run_ours_phi_only(corpus: Path, out_dir: Path, ner: Path) -> Dict[str, float
     """init + sanitize of the PHI-only operating point, reusing the workflow's MLM and vectors."""
     py = [sys.executable, "-m", "spacy_deid"]
     steps = {
-        "init": py + ["init", str(ROOT / "spacy_deid" / "configs" / "default_ner.cfg"), str(corpus), str(out_dir / "pipeline_phi_only"),
-                      "--paths.mlm", str(out_dir / "mlm"), "--paths.vectors", str(out_dir / "vectors"), "--paths.ner", str(ner),
+        "init": py + ["init", str(ROOT / "spacy_deid" / "configs" / "datasifter.cfg"), str(corpus), str(out_dir / "pipeline_phi_only"),
+                      "--paths.mlm", str(out_dir / "mlm"), "--paths.vectors", str(out_dir / "vectors"), "--ner", str(ner),
                       *PHI_ONLY_OVERRIDES],
         "sanitize": py + ["sanitize", str(out_dir / "pipeline_phi_only"), str(corpus), str(out_dir / "sanitized_phi_only.jsonl")],
     }

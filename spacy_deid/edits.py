@@ -8,7 +8,7 @@ extension, the PHI *category* (``NAME``, ``DATE``, ``AGE``, ``LOCATION``,
 ``ORGANIZATION``, ``CONTACT``, ``ID``, ``OTHER``; None for edits of non-PHI words)
 in ``Span._.deid_category``, the *method* that wrote the replacement
 (``SURROGATE``, ``DATE_SHIFT``, ``MASK``, ``REDACT``, ``HASH``, ``ENCRYPT``,
-``RESAMPLE``, ``SWAP``) in ``Span._.deid_method``, and optional audit data (which
+``KEEP``, ``RESAMPLE``, ``SWAP``) in ``Span._.deid_method``, and optional audit data (which
 component, a swap partner's id...) in ``Span._.deid_audit``. Nothing in the original text is
 changed: ``doc._.deid_text`` renders the sanitised text from the original plus the
 edits, so every change keeps its character offsets.
@@ -50,8 +50,11 @@ SURROGATE = "SURROGATE"
 # PHI categories: every detector label maps to one of these (detect/labels.py).
 CATEGORIES = ("NAME", "DATE", "AGE", "LOCATION", "ORGANIZATION", "CONTACT", "ID", "OTHER")
 
-# Methods (what wrote an edit's replacement).
-METHODS = ("SURROGATE", "DATE_SHIFT", "MASK", "REDACT", "HASH", "ENCRYPT", "RESAMPLE", "SWAP")
+# Methods (what wrote an edit's replacement). KEEP restores the original words
+# (a later component decided they are not PHI): it renders them as they were and
+# is left out of output records.
+KEEP = "KEEP"
+METHODS = ("SURROGATE", "DATE_SHIFT", "MASK", "REDACT", "HASH", "ENCRYPT", "KEEP", "RESAMPLE", "SWAP")
 
 
 def install_extensions() -> None:
@@ -284,10 +287,11 @@ def render_text(doc: Doc) -> str:
 
 
 def edits_as_records(doc: Doc) -> List[dict]:
-    """The resolved edits as JSON records: original char offsets, the reason
-    (``label``), the PHI ``category`` (None: not PHI), the ``method`` and the
-    replacement (the output contract of ``sanitize``)."""
-    return [segment_record(s) for s in resolve_edits(doc)]
+    """The resolved edits as JSON records: original char offsets, the ``reason``,
+    the PHI ``category`` (None: not PHI), the ``method`` and the replacement (the
+    output contract of ``sanitize``). ``KEEP`` segments (words a later component
+    restored) change nothing and are left out."""
+    return [segment_record(s) for s in resolve_edits(doc) if s.method != KEEP]
 
 
 def segment_record(seg: Segment, offset: int = 0) -> dict:
@@ -296,7 +300,7 @@ def segment_record(seg: Segment, offset: int = 0) -> dict:
     return {
         "start": seg.start_char + offset,
         "end": seg.end_char + offset,
-        "label": seg.label,
+        "reason": seg.label,
         "category": seg.category,
         "method": seg.method,
         "replacement": seg.replacement,

@@ -1,5 +1,6 @@
-"""Config tests: every shipped config parses and resolves, and the default
-pipeline with the NER stays in sync with the one without."""
+"""Config tests: every shipped config parses and resolves, the datasifter profile
+is the default profile plus its privacy tier, and a trained NER is sourced by
+``init --ner`` (no config holds a copy of a NER block)."""
 import shlex
 from pathlib import Path
 
@@ -20,20 +21,62 @@ def test_config_parses(name):
         assert comp in config["components"], f"{name}: {comp} has no [components.{comp}] block"
 
 
-def test_default_ner_is_default_plus_ner():
+def test_datasifter_is_default_plus_privacy_tier():
     base = util.load_config(CONFIGS / "default.cfg", interpolate=False)
-    ner = util.load_config(CONFIGS / "default_ner.cfg", interpolate=False)
-    assert ner["nlp"]["pipeline"] == ["tok2vec", "ner", *base["nlp"]["pipeline"]]
+    ds = util.load_config(CONFIGS / "datasifter.cfg", interpolate=False)
+    assert ds["nlp"]["pipeline"] == [*base["nlp"]["pipeline"], "mlm_resampler", "similarity_filter", "doc_swapper"]
     for comp in base["nlp"]["pipeline"]:
-        assert ner["components"][comp] == base["components"][comp], comp
-    assert ner["initialize"] == base["initialize"]
+        assert ds["components"][comp] == base["components"][comp], comp
+        assert ds["initialize"]["components"].get(comp) == base["initialize"]["components"].get(comp), comp
 
 
-def test_default_pipeline_builds_without_initialize():
-    """All factories of the default pipeline resolve from entry points (no --code)."""
-    config = util.load_config(CONFIGS / "default.cfg", overrides={"paths.mlm": "/nonexistent/mlm"}, interpolate=False)
+def test_no_config_copies_a_ner_block():
+    """The NER comes from a trained pipeline via `init --ner`, never from a copied block."""
+    for name in ("default.cfg", "datasifter.cfg"):
+        config = util.load_config(CONFIGS / name, interpolate=False)
+        assert not {"tok2vec", "ner", "transformer"} & set(config["components"]), name
+
+
+def test_default_profile_keeps_text():
+    """default: patterns into their own span group, phi_replacer last, no resampling."""
+    config = util.load_config(CONFIGS / "default.cfg", interpolate=False)
+    pipeline = config["nlp"]["pipeline"]
+    assert pipeline[-1] == "phi_replacer"
+    assert not {"mlm_resampler", "similarity_filter", "doc_swapper"} & set(pipeline)
+    ruler = config["components"]["phi_ruler"]
+    assert ruler["spans_key"] == "phi_patterns" and ruler["annotate_ents"] is False
+
+
+@pytest.mark.parametrize("name", ["default", "datasifter"])
+def test_profile_builds_without_initialize(name):
+    """All factories of a profile resolve from entry points (no --code)."""
+    config = util.load_config(CONFIGS / f"{name}.cfg", overrides={"paths.mlm": "/nonexistent/mlm"}, interpolate=False)
     nlp = util.load_model_from_config(config, auto_fill=True, validate=True)
-    assert nlp.pipe_names == ["phi_ruler", "frequency_masker", "mlm_resampler", "similarity_filter", "doc_swapper"]
+    assert nlp.pipe_names == config["nlp"]["pipeline"]
+
+
+def test_init_ner_sources_tok2vec_and_ner(tmp_path):
+    """`init --ner PATH` puts the trained pipeline's tok2vec + ner before phi_ruler."""
+    import spacy
+
+    from spacy_deid.engines.fit import load_config
+
+    ner = spacy.blank("en")
+    ner.add_pipe("tok2vec")
+    ner_pipe = ner.add_pipe("ner")
+    ner_pipe.add_label("PATIENT")
+    ner.add_pipe("span_ruler", name="phi_ruler")
+    ner.initialize()
+    ner.to_disk(tmp_path / "ner")
+    config = load_config("default", overrides={"components.mlm_resampler.p_n": 0.5}, ner=tmp_path / "ner")
+    assert config["nlp"]["pipeline"][:3] == ["tok2vec", "ner", "phi_ruler"]
+    assert config["components"]["ner"] == {"source": str(tmp_path / "ner")}
+    assert config["components"]["phi_ruler"]["factory"] == "span_ruler"  # ours, not the NER's
+    nlp = util.load_model_from_config(config, auto_fill=True)
+    assert nlp.pipe_names[:3] == ["tok2vec", "ner", "phi_ruler"]
+    with pytest.raises(ValueError, match="no 'ner'"):
+        spacy.blank("en").to_disk(tmp_path / "blank")
+        load_config("default", ner=tmp_path / "blank")
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ def test_single_edit_renders_and_keeps_offsets(nlp):
     doc = nlp("Patient John Smith seen today.")
     add_edit(doc, 1, 3, "PHI", "[PATIENT]")
     assert doc._.deid_text == "Patient [PATIENT] seen today."
-    assert edits_as_records(doc) == [{"start": 8, "end": 18, "label": "PHI", "category": None, "method": None, "replacement": "[PATIENT]"}]
+    assert edits_as_records(doc) == [{"start": 8, "end": 18, "reason": "PHI", "category": None, "method": None, "replacement": "[PATIENT]"}]
     assert doc.text[8:18] == "John Smith"
 
 

@@ -69,7 +69,7 @@ def test_every_line_gives_one_record_in_order(nlp, tmp_path):
     assert [r["status"] for r in recs] == ["ok", "error", "error", "error", "error", "error", "error", "ok", "error", "ok", "ok"]
     assert recs[0]["deid_text"] == "Seen on [DATE], call [PHONE]."
     assert recs[0]["patient_id"] == "p1" and recs[0]["label"] == "Cardiology"
-    assert {"start": 8, "end": 18, "label": "PHI", "category": None, "method": None, "replacement": "[DATE]"} in recs[0]["edits"]
+    assert {"start": 8, "end": 18, "reason": "PHI", "category": None, "method": None, "replacement": "[DATE]"} in recs[0]["edits"]
     assert "text" not in recs[0]  # the original text is never written
     assert "invalid JSON" in recs[1]["error"] and recs[1]["id"] == 2
     assert "missing 'text'" in recs[2]["error"] and recs[2]["id"] == "b"

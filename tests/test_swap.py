@@ -491,5 +491,5 @@ def test_sanitize_file_through_the_swapper(fitted, records, tmp_path):
     out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf8").splitlines()]
     assert [o["id"] for o in out] == [r["id"] for r in lines]  # one output per line, in order
     assert out[20]["status"] == "error" and stats.n_ok == len(records)
-    assert sum(any(e["label"] == SWAP for e in o["edits"]) for o in out if o["status"] == "ok") >= 0.9 * len(records)
+    assert sum(any(e["reason"] == SWAP for e in o["edits"]) for o in out if o["status"] == "ok") >= 0.9 * len(records)
     assert all(o["label"] == r["label"] for o, r in zip(out, lines) if o["status"] == "ok")

@@ -89,6 +89,7 @@ def init_cmd(
     num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", help="GPUs per Ray actor (0: CPU)"),
     chunk_records: int = typer.Option(1000, "--chunk-records", help="Ray: records per block"),
     code_path: Optional[Path] = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)"),
+    ner: Optional[Path] = typer.Option(None, "--ner", help="Trained PHI NER pipeline: its tok2vec (or transformer) + ner are sourced in front"),
 ):
     """Build the pipeline of CONFIG, fit all corpus statistics on CORPUS, save it.
 
@@ -104,8 +105,13 @@ def init_cmd(
         fatal(f"Corpus not found: {corpus}")
     if engine not in ("local", "ray"):
         fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    if ner is not None and not (ner / "config.cfg").is_file():
+        fatal(f"--ner {ner}: not a trained pipeline directory (no config.cfg)")
     if engine == "ray":
         from spacy_deid.engines.ray_stats import init_pipeline_ray
+
+        if ner is not None:
+            fatal("--ner is not available with --engine ray yet: init with --engine local")
 
         nlp = run_guarded(
             init_pipeline_ray, config_path, corpus, output_dir, overrides, address=address, num_workers=num_workers,
@@ -115,7 +121,7 @@ def init_cmd(
         from spacy_deid.engines.local import import_code
 
         run_guarded(import_code, code_path)
-        nlp = run_guarded(init_pipeline, config_path, corpus, output_dir, overrides, user_errors=(ValueError,))
+        nlp = run_guarded(init_pipeline, config_path, corpus, output_dir, overrides, ner, user_errors=(ValueError,))
     msg.good(f"Saved pipeline {nlp.pipe_names} to {output_dir}")
 
 

@@ -52,6 +52,7 @@ def sweep_cmd(
     setting: List[str] = typer.Option(..., "--set", help="section.key=v1,v2,... (repeatable; one curve per key)"),
     limit: int = typer.Option(200, "--limit", help="Records of the corpus used per point (0: all)"),
     fit_corpus: Optional[Path] = typer.Option(None, "--fit-corpus", help="Fit the corpus statistics on this corpus (default: the scored records)"),
+    ner: Optional[Path] = typer.Option(None, "--ner", help="Trained PHI NER pipeline sourced in front of every point"),
 ):
     """Fit and sanitise over a grid of settings: the privacy-utility curve.
 
@@ -63,7 +64,7 @@ def sweep_cmd(
         grid = parse_grid(setting)
     except ValueError as err:
         fatal(str(err))
-    points = run_guarded(run_sweep, config, corpus, grid, parse_overrides(ctx.args), limit, fit_corpus)
+    points = run_guarded(run_sweep, config, corpus, grid, parse_overrides(ctx.args), limit, fit_corpus, ner)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(points, indent=2), encoding="utf-8")
     for p in points:

@@ -24,9 +24,7 @@ keyed by a salted hash (the salt is read from an environment variable, so it is
 never written to the config).
 """
 import hashlib
-import os
 import re
-import secrets
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from spacy_deid.edits import MLM, PHI, SURROGATE, add_edit, get_edits
+from spacy_deid.surrogates.keys import read_salt
 from spacy_deid.util import RecordsReader, require_corpus
 
 FALLBACKS = ("mask", "best", "none")
@@ -483,18 +482,6 @@ def candidate_vocabulary(
         if max_candidates and len(out) >= max_candidates:
             break
     return out
-
-
-def read_salt(salt_env: Optional[str]) -> Tuple[bytes, bool]:
-    """The corpus-consistency salt from an environment variable; a random one for
-    this process when it is unset (consistent within the run only).
-
-    RETURNS (Tuple[bytes, bool]): the salt and whether it came from the environment.
-    """
-    value = os.environ.get(salt_env) if salt_env else None
-    if value:
-        return value.encode("utf8"), True
-    return secrets.token_bytes(32), False
 
 
 # ---------------------------------------------------------------------------

@@ -5,16 +5,64 @@ from typing import Any, Dict, Optional, Union
 from spacy.language import Language
 
 
-def load_config(config_path: Union[str, Path], corpus: Optional[Union[str, Path]] = None, overrides: Optional[Dict[str, Any]] = None):
-    """Load a config with overrides; ``corpus`` sets ``paths.corpus``."""
-    from spacy import util
+def load_config(
+    config_path: Union[str, Path],
+    corpus: Optional[Union[str, Path]] = None,
+    overrides: Optional[Dict[str, Any]] = None,
+    ner: Optional[Union[str, Path]] = None,
+):
+    """Load a config with overrides; ``corpus`` sets ``paths.corpus``; ``ner``
+    adds the NER of a trained pipeline in front (:func:`add_ner`).
 
+    Overrides of a component that the config does not have are left out with a
+    warning (one command line serves both profiles: ``--components.mlm_resampler.p_n``
+    only applies to ``datasifter``).
+    """
+    from spacy import util
+    from wasabi import msg
+
+    from spacy_deid.resources import config_path as resolve_config
+
+    path = resolve_config(config_path)
     overrides = dict(overrides or {})
     if corpus is not None:
         overrides.setdefault("paths.corpus", str(corpus))
-    from spacy_deid.resources import config_path as resolve_config
+    config = util.load_config(path, interpolate=False)
+    for key in [k for k in overrides if k.startswith("components.")]:
+        component = key.split(".")[1]
+        if component not in config["components"]:
+            msg.warn(f"Override {key} left out: {path.name} has no component {component!r}")
+            overrides.pop(key)
+    config = util.load_config(path, overrides=overrides, interpolate=False)
+    if ner is not None:
+        config = add_ner(config, ner)
+    return config
 
-    return util.load_config(resolve_config(config_path), overrides=overrides, interpolate=False)
+
+def add_ner(config, ner: Union[str, Path]):
+    """Source the NER of a trained pipeline (its ``ner`` and the embedding
+    components before it: ``tok2vec`` or ``transformer``) in front of the
+    config's pipeline, so a config never holds a hand-kept copy of a NER block.
+    Without vectors of its own the config takes the trained pipeline's (a NER
+    trained with static vectors needs them).
+
+    RAISES (ValueError): ``ner`` is not a pipeline directory with a ``ner``.
+    """
+    from spacy import util
+
+    ner_dir = Path(ner)
+    if not (ner_dir / "config.cfg").is_file():
+        raise ValueError(f"--ner {ner}: not a trained pipeline directory (no config.cfg)")
+    names = util.load_config(ner_dir / "config.cfg", interpolate=False)["nlp"]["pipeline"]
+    if "ner" not in names:
+        raise ValueError(f"--ner {ner}: the pipeline has no 'ner' component ({', '.join(names)})")
+    sourced = [n for n in names[: names.index("ner") + 1] if n not in config["components"]]
+    config["nlp"]["pipeline"] = [*sourced, *config["nlp"]["pipeline"]]
+    for name in sourced:
+        config["components"][name] = {"source": str(ner_dir)}
+    if config["initialize"].get("vectors") in (None, "null"):
+        config["initialize"]["vectors"] = str(ner_dir)
+    return config
 
 
 def init_pipeline(
@@ -22,6 +70,7 @@ def init_pipeline(
     corpus: Union[str, Path],
     output_dir: Optional[Union[str, Path]] = None,
     overrides: Optional[Dict[str, Any]] = None,
+    ner: Optional[Union[str, Path]] = None,
 ) -> Language:
     """Build the pipeline of a config, fit every corpus statistic on ``corpus``
     (each component's ``initialize`` gets it via ``[initialize.components]``),
@@ -32,6 +81,7 @@ def init_pipeline(
     corpus (Union[str, Path]): the corpus JSONL, set as ``paths.corpus``.
     output_dir (Optional[Union[str, Path]]): where to save; None: do not save.
     overrides (Optional[Dict[str, Any]]): config overrides, e.g. {"components.frequency_masker.k": 5}.
+    ner (Optional[Union[str, Path]]): a trained pipeline whose tok2vec + ner go first.
     RETURNS (Language): the fitted pipeline.
     """
     from spacy import util
@@ -40,7 +90,7 @@ def init_pipeline(
     import spacy_deid  # noqa: F401  (registers the components for --code-less configs)
     from spacy_deid.util import check_sourced_vectors
 
-    config = load_config(config_path, corpus, overrides)
+    config = load_config(config_path, corpus, overrides, ner)
     nlp = util.load_model_from_config(config, auto_fill=True)
     config = config.interpolate()
     sourced = get_sourced_components(config)

@@ -31,7 +31,7 @@ from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequenc
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from spacy_deid.edits import render, segment_record
+from spacy_deid.edits import KEEP, render, segment_record
 from spacy_deid.util import check_pipeline_vectors
 from spacy_deid.io.records import (
     PASS_THROUGH,
@@ -176,7 +176,7 @@ def docs_to_output(
     for doc, offset in zip(docs, offsets):
         rendering = render(doc)
         texts.append(rendering.text)
-        edits.extend(segment_record(seg, offset) for seg in rendering.segments)
+        edits.extend(segment_record(seg, offset) for seg in rendering.segments if seg.method != KEEP)
     out: Dict[str, Any] = {"id": record["id"], "deid_text": "".join(texts), "edits": edits, "status": "ok"}
     if len(docs) > 1:
         out["pieces"] = len(docs)

@@ -139,7 +139,7 @@ def render_examples(pairs: Sequence[Pair], n: int = 3) -> List[str]:
         doc = nlp.make_doc(gold["text"])
         spans = []
         for e in rec.get("edits") or []:
-            sp = doc.char_span(e["start"], e["end"], label=e["label"], alignment_mode="expand")
+            sp = doc.char_span(e["start"], e["end"], label=e.get("reason") or "EDIT", alignment_mode="expand")
             if sp is not None:
                 spans.append(sp)
         doc.spans["deid"] = spans

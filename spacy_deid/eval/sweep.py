@@ -32,6 +32,7 @@ def run_sweep(
     overrides: Optional[Dict[str, Any]] = None,
     limit: int = 0,
     fit_corpus: Optional[Union[str, Path]] = None,
+    ner: Optional[Union[str, Path]] = None,
 ) -> List[dict]:
     """Fit and sanitise once per grid value; score on the first ``limit`` records.
 
@@ -43,11 +44,20 @@ def run_sweep(
     limit: records of ``corpus`` scored per point (0: all).
     fit_corpus: corpus the statistics are fitted on (default: the scored records),
         e.g. the whole corpus the shipped pipeline was fitted on.
+    ner: a trained pipeline whose NER is sourced in front of every point.
+    Grid keys of a component the config does not have are left out with a warning.
     RETURNS (List[dict]): points ``{series, setting, leak_rate, kept_share, ...}``.
     """
     from spacy_deid.engines.fit import init_pipeline
     from spacy_deid.engines.local import sanitize_file
 
+    from spacy_deid.engines.fit import load_config
+    from wasabi import msg
+
+    components = load_config(config)["components"]
+    for key in [k for k in grid if k.startswith("components.") and k.split(".")[1] not in components]:
+        msg.warn(f"Sweep setting {key} left out: the config has no component {key.split('.')[1]!r}")
+        grid = {k: v for k, v in grid.items() if k != key}
     records = list(iter_records(corpus, limit=limit))
     points: List[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,7 +66,7 @@ def run_sweep(
         for key, values in grid.items():
             for value in values:
                 fit = Path(fit_corpus) if fit_corpus is not None else sub
-                nlp = init_pipeline(config, fit, None, dict(overrides or {}, **{key: value}))
+                nlp = init_pipeline(config, fit, None, dict(overrides or {}, **{key: value}), ner)
                 out = Path(tmp) / "out.jsonl"
                 sanitize_file(nlp, sub, out, show_progress=False)
                 with out.open(encoding="utf-8") as fh:

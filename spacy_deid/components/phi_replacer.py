@@ -1,0 +1,376 @@
+"""phi_replacer: the last component of a de-identification pipeline.
+
+It merges what the detectors found — ``doc.ents`` (a PHI NER; reason ``NER``),
+``doc.spans["phi_patterns"]`` (the pattern ruler; ``PATTERN``) and
+``doc.spans["phi_gazetteer"]`` (the gazetteers; ``GAZETTEER``) — resolves
+overlaps (longest span first, then the more specific detector), maps every
+detector label to a PHI category with the label map (an unmapped label is not
+PHI: a general NER's ``CARDINAL`` or ``QUANTITY`` is left alone), and applies
+the operator of each category (``spacy_deid.surrogates.operators``): realistic
+surrogates by default, dates shifted by one keyed shift per patient, or mask,
+redact, hash, encrypt, keep.
+
+Words that upstream components edited without a PHI category (the
+frequency_masker's ``LOW_FREQ`` / ``BLACKLIST`` runs) are re-written with the
+operator of ``OTHER``. What HIPAA Safe Harbor does not count as PHI is kept, even
+where an upstream component had edited it: ages under 90, bare years, durations
+and relative dates, US states and countries.
+
+Surrogates are keyed by a secret salt read from an environment variable (never
+stored in the pipeline): names by patient (``patient_id`` of the record; the
+document without one; the corpus for clinicians), dates by patient, identifiers,
+contacts, places and organisations by the corpus.
+"""
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc, Span
+from wasabi import msg
+
+from spacy_deid.detect.labels import category_of, make_label_map
+from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
+from spacy_deid.surrogates.dates import DateShifter
+from spacy_deid.surrogates.keys import SALT_ENV, Keyer, read_salt
+from spacy_deid.surrogates.names import NameSurrogates
+from spacy_deid.surrogates.numbers import age_surrogate, phone_like, same_shape
+from spacy_deid.surrogates.operators import (
+    DEFAULT_OPERATORS,
+    KEY_ENV,
+    Encryptor,
+    keyed_hash,
+    mask,
+    merge_operators,
+    operator_for,
+    read_key,
+    validate_operators,
+)
+from spacy_deid.surrogates.places import PlaceSurrogates
+
+DEFAULT_SOURCES = {"ents": NER, "phi_patterns": PATTERN, "phi_gazetteer": GAZETTEER}
+# more specific detectors first when two spans have the same length
+DEFAULT_PRIORITY = [PATTERN, NER, GAZETTEER]
+DEFAULT_REWRITE = [LOW_FREQ, BLACKLIST, PATTERN, PHI]
+CLINICIAN_LABELS = ["DOCTOR", "STAFF", "HCW", "USERNAME"]
+_CONTACT_PHONE = ("PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER")
+
+DEFAULT_CONFIG = {
+    # empty: the built-in table (DEFAULT_OPERATORS); a default dict here would be
+    # merged into every user table by spaCy, so that "*" could never win over it
+    "operators": {},
+    "label_map": {},
+    "use_default_labels": True,
+    "sources": dict(DEFAULT_SOURCES),
+    "priority": list(DEFAULT_PRIORITY),
+    "rewrite_reasons": list(DEFAULT_REWRITE),
+    "clinician_labels": list(CLINICIAN_LABELS),
+    "date_shift_min": -365,
+    "date_shift_max": 365,
+    "salt_env": SALT_ENV,
+    "key_env": KEY_ENV,
+    "locale": "en_US",
+}
+
+
+@Language.factory("phi_replacer", default_config=DEFAULT_CONFIG)
+def make_phi_replacer(
+    nlp: Language,
+    name: str,
+    operators: Dict[str, str],
+    label_map: Dict[str, Optional[str]],
+    use_default_labels: bool,
+    sources: Dict[str, str],
+    priority: List[str],
+    rewrite_reasons: List[str],
+    clinician_labels: List[str],
+    date_shift_min: int,
+    date_shift_max: int,
+    salt_env: str,
+    key_env: str,
+    locale: str,
+) -> "PhiReplacer":
+    """Build the phi_replacer (see the module docstring for the arguments)."""
+    return PhiReplacer(
+        nlp.vocab,
+        name=name,
+        operators=operators,
+        label_map=label_map,
+        use_default_labels=use_default_labels,
+        sources=sources,
+        priority=priority,
+        rewrite_reasons=rewrite_reasons,
+        clinician_labels=clinician_labels,
+        date_shift_min=date_shift_min,
+        date_shift_max=date_shift_max,
+        salt_env=salt_env,
+        key_env=key_env,
+        locale=locale,
+    )
+
+
+class PhiReplacer(Pipe):
+    """Replace detected PHI per category (see the module docstring).
+
+    operators (Dict[str, str]): category -> operator, ``*`` for every other category;
+        categories it does not cover get the built-in ``DEFAULT_OPERATORS``.
+    label_map (Dict[str, Optional[str]]): detector label -> category overrides (null: not PHI).
+    use_default_labels (bool): start from ``spacy_deid.detect.labels.DEFAULT_LABEL_MAP``.
+    sources (Dict[str, str]): where detections are read -> their reason: ``ents``
+        for ``doc.ents``, any other key a span group (a missing group is skipped).
+    priority (List[str]): reasons, most specific first (breaks ties of equal length).
+    rewrite_reasons (List[str]): upstream edit reasons re-written with the OTHER operator.
+    clinician_labels (List[str]): name labels whose surrogates are consistent across the corpus.
+    date_shift_min (int): smallest date shift in days.
+    date_shift_max (int): largest date shift in days (0 is never used).
+    salt_env (str): environment variable of the secret salt.
+    key_env (str): environment variable of the key of the ``encrypt`` operator.
+    locale (str): Faker locale of the surrogate lists.
+    """
+
+    def __init__(
+        self,
+        vocab,
+        name: str = "phi_replacer",
+        *,
+        operators: Optional[Dict[str, str]] = None,
+        label_map: Optional[Dict[str, Optional[str]]] = None,
+        use_default_labels: bool = True,
+        sources: Optional[Dict[str, str]] = None,
+        priority: Optional[List[str]] = None,
+        rewrite_reasons: Optional[List[str]] = None,
+        clinician_labels: Optional[List[str]] = None,
+        date_shift_min: int = -365,
+        date_shift_max: int = 365,
+        salt_env: str = SALT_ENV,
+        key_env: str = KEY_ENV,
+        locale: str = "en_US",
+    ) -> None:
+        self.vocab = vocab
+        self.name = name
+        self.operators = dict(DEFAULT_OPERATORS if operators is None else operators)
+        validate_operators(self.operators)
+        self.label_map = make_label_map(label_map, use_defaults=use_default_labels)
+        self.sources = dict(DEFAULT_SOURCES if sources is None else sources)
+        self.priority = list(DEFAULT_PRIORITY if priority is None else priority)
+        self.rewrite_reasons = set(DEFAULT_REWRITE if rewrite_reasons is None else rewrite_reasons)
+        self.clinician_labels = {l.upper() for l in (CLINICIAN_LABELS if clinician_labels is None else clinician_labels)}
+        self.salt_env = salt_env
+        self.key_env = key_env
+        self.locale = locale
+        salt, from_env = read_salt(salt_env)
+        if not from_env:
+            msg.warn(
+                f"[{name}] ${salt_env} is unset: a random salt is used, so surrogates and date shifts "
+                f"are consistent within this run only"
+            )
+        self._salt = salt
+        self.keyer = Keyer(salt)
+        self.dates = DateShifter(self.keyer, date_shift_min, date_shift_max)
+        self.names = NameSurrogates(self.keyer, locale)
+        self.places = PlaceSurrogates(self.keyer, locale)
+        self._encryptor: Optional[Encryptor] = None
+        self._check_key()
+
+    # -- configuration
+
+    def set_operators(self, override: Dict[str, str]) -> None:
+        """Apply an operator override (``*`` in it replaces every other entry)."""
+        table = merge_operators(self.operators, override)
+        validate_operators(table)
+        self.operators = table
+        self._check_key()
+
+    def _check_key(self) -> None:
+        if any(op == "encrypt" for op in self.operators.values()) and self._encryptor is None:
+            self._encryptor = Encryptor(read_key(None, self.key_env))
+
+    def operator(self, category: str) -> str:
+        """The operator applied to ``category``."""
+        return operator_for(self.operators, category)
+
+    # -- detections
+
+    def detections(self, doc: Doc) -> List[Tuple[Span, str, str]]:
+        """The PHI spans of ``doc``, overlaps resolved: (span, reason, category)."""
+        found: List[Tuple[Span, str, str]] = []
+        for source, reason in self.sources.items():
+            if source == "ents":
+                spans: Iterable[Span] = doc.ents
+            elif source in doc.spans:
+                spans = doc.spans[source]
+            else:
+                continue
+            for span in spans:
+                category = category_of(span.label_, self.label_map)
+                if category is not None:
+                    found.append((span, reason, category))
+        rank = {r: i for i, r in enumerate(self.priority)}
+        found.sort(key=lambda t: (-(t[0].end - t[0].start), rank.get(t[1], len(rank)), t[0].start))
+        taken = set()
+        chosen = []
+        for span, reason, category in found:
+            if any(i in taken for i in range(span.start, span.end)):
+                continue
+            taken.update(range(span.start, span.end))
+            chosen.append((span, reason, category))
+        chosen.sort(key=lambda t: t[0].start)
+        return chosen
+
+    # -- scopes
+
+    def _scopes(self, doc: Doc) -> Tuple[str, str]:
+        record = doc._.deid_record or {}
+        doc_scope = f"doc:{record['id']}" if record.get("id") is not None else f"text:{self.keyer.hexdigest(doc.text)}"
+        if record.get("patient_id") is not None:
+            return f"patient:{record['patient_id']}", doc_scope
+        return doc_scope, doc_scope
+
+    # -- replacement
+
+    def surrogate(self, span: Span, category: str, patient_scope: str) -> Tuple[Optional[str], str]:
+        """The replacement of one PHI span and its method; (None, KEEP) when the
+        span is not PHI under Safe Harbor."""
+        text = span.text
+        label = span.label_.upper()
+        op = self.operator(category)
+        # Safe Harbor: these are not PHI, whatever the operator
+        if category == "AGE":
+            new_age = age_surrogate(text)
+            if new_age is None:
+                return None, KEEP
+        if category == "DATE":
+            shifted = self.dates.shift(text, patient_scope)
+            if shifted.action == "keep":
+                return None, KEEP
+        if category == "LOCATION" and self.places.kind_of_location(text, label) == "state":
+            return None, KEEP
+        if op not in ("surrogate", "shift"):
+            return self._plain(op, text, category)
+        if category == "DATE":
+            if shifted.action == "shift":
+                return shifted.text, "DATE_SHIFT"
+            return mask(category), "MASK"  # not a date we can write back validly
+        if category == "AGE":
+            return new_age, "SURROGATE"
+        if category == "NAME":
+            clinician = label in self.clinician_labels or _after_title(span)
+            return self.names.replace(text, "corpus" if clinician else patient_scope), "SURROGATE"
+        if category == "LOCATION":
+            return self.places.location(text, "corpus", label), "SURROGATE"
+        if category == "ORGANIZATION":
+            return self.places.organization(text, "corpus", label), "SURROGATE"
+        if category == "CONTACT":
+            return self._contact(text, label), "SURROGATE"
+        if category == "ID":
+            return same_shape(text, self.keyer, "corpus", "id"), "SURROGATE"
+        return self._other(text, label), "SURROGATE"
+
+    def _contact(self, text: str, label: str) -> str:
+        if "@" in text:
+            fake = self.places._seeded("email", text.lower())
+            return f"{fake.user_name()}@example.{fake.random.choice(['com', 'org', 'net'])}"
+        if label in ("URL", "DOMAIN_NAME") or "://" in text or text.lower().startswith("www."):
+            return self.places._seeded("url", text.lower()).url().rstrip("/")
+        if label == "IP_ADDRESS" or text.count(".") == 3 and text.replace(".", "").isdigit():
+            return self.places._seeded("ip", text).ipv4_public()
+        if label in _CONTACT_PHONE or sum(c.isdigit() for c in text) >= 7:
+            return phone_like(text, self.keyer, "corpus")
+        return same_shape(text, self.keyer, "corpus", "contact")
+
+    def _other(self, text: str, label: str) -> str:
+        if label == "PROFESSION":
+            return self.places._seeded("job", text.lower()).job()
+        return same_shape(text, self.keyer, "corpus", "other")
+
+    def _plain(self, op: str, text: str, category: str) -> Tuple[Optional[str], str]:
+        """keep, mask, redact, hash or encrypt ``text`` of ``category``."""
+        if op == "keep":
+            return None, KEEP
+        if op == "redact":
+            return "", "REDACT"
+        if op == "hash":
+            return keyed_hash(text, self._salt), "HASH"
+        if op == "encrypt":
+            assert self._encryptor is not None
+            return self._encryptor.encrypt(text), "ENCRYPT"
+        return mask(category), "MASK"
+
+    def _rewrite(self, text: str) -> Tuple[Optional[str], str]:
+        """The OTHER operator on an upstream edit of non-PHI-category words."""
+        op = self.operator("OTHER")
+        if op == "surrogate":
+            return same_shape(text, self.keyer, "corpus", "other"), "SURROGATE"
+        return self._plain(op, text, "OTHER")
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Add one edit per PHI span and per re-written upstream edit."""
+        upstream = get_edits(doc)
+        edited = [False] * len(doc)
+        for span in upstream:
+            for i in range(span.start, span.end):
+                edited[i] = True
+        patient_scope, _ = self._scopes(doc)
+        covered = [False] * len(doc)
+        for span, reason, category in self.detections(doc):
+            for i in range(span.start, span.end):
+                covered[i] = True
+            replacement, method = self.surrogate(span, category, patient_scope)
+            audit = {"component": self.name, "label": span.label_}
+            if replacement is None:
+                if any(edited[span.start : span.end]):
+                    add_edit(doc, span.start, span.end, reason, span.text, audit, category=category, method=KEEP)
+                continue
+            add_edit(doc, span.start, span.end, reason, replacement, audit, category=category, method=method)
+        for span in upstream:
+            if span.label_ not in self.rewrite_reasons or span._.deid_category not in (None, "OTHER"):
+                continue
+            for start, end in _runs(covered, span.start, span.end):
+                piece = doc[start:end]
+                if span.label_ == PHI:
+                    # an entity that the label map or Safe Harbor says is not PHI
+                    add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, method=KEEP)
+                    continue
+                replacement, method = self._rewrite(piece.text)
+                if replacement is None:
+                    add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, category="OTHER", method=KEEP)
+                else:
+                    add_edit(doc, start, end, span.label_, replacement, {"component": self.name}, category="OTHER", method=method)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process a stream of Docs; a failing Doc goes to the error handler alone."""
+        error_handler = self.get_error_handler()
+        for doc in stream:
+            try:
+                yield self(doc)
+            except Exception as err:  # noqa: BLE001  (spaCy's error-handler protocol)
+                error_handler(self.name, self, [doc], err)
+
+    def initialize(self, get_examples=None, *, nlp: Optional[Language] = None) -> None:
+        """Nothing is fitted: the replacer has no corpus statistics."""
+        return None
+
+
+def _runs(covered: List[bool], start: int, end: int) -> List[Tuple[int, int]]:
+    """The runs of tokens in ``[start, end)`` that ``covered`` does not flag."""
+    runs = []
+    i = start
+    while i < end:
+        if covered[i]:
+            i += 1
+            continue
+        j = i
+        while j < end and not covered[j]:
+            j += 1
+        runs.append((i, j))
+        i = j
+    return runs
+
+
+def _after_title(span: Span) -> bool:
+    """A name right after ``Dr``/``Dr.`` (or starting with it) is a clinician's."""
+    first = span[0].lower_.rstrip(".")
+    prev = span.doc[span.start - 1].lower_.rstrip(".") if span.start > 0 else ""
+    if prev == "." and span.start > 1:
+        prev = span.doc[span.start - 2].lower_
+    return first in ("dr", "doctor") or prev in ("dr", "doctor")

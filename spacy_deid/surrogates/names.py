@@ -1,0 +1,120 @@
+"""Name surrogates: Faker's locale name lists, keyed by the original.
+
+The same original name part gets the same surrogate wherever the caller passes
+the same scope (a patient's notes, or the whole corpus for clinicians), because
+the choice is a keyed hash of (scope, role, lower-cased part) and not a random
+draw. The surrogate keeps the original's shape: its case pattern (HELEN ->
+MARIA, helen -> maria), initials (``J.`` -> ``K.``), titles and suffixes
+(``Dr.``, ``Jr``) as they are, hyphenated parts part by part, and the order of
+"Last, First". A first name that Faker's lists know as female (male) gets a
+female (male) surrogate. Surrogates never come from the corpus and never equal
+the original part.
+"""
+import re
+from functools import lru_cache
+from typing import List, Sequence, Tuple
+
+from spacy_deid.surrogates.keys import Keyer
+
+TITLES = {
+    "dr", "mr", "mrs", "ms", "miss", "mx", "prof", "md", "phd", "rn", "np", "pa", "do", "dds", "pharmd",
+    "jr", "sr", "ii", "iii", "iv", "lpn", "cnp", "aprn", "mph", "facs", "facp", "sir", "madam", "nurse",
+}
+# name parts: letters with inner apostrophes/periods ("O'Brien", "St."); hyphens split parts
+_PART_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?\.?")
+
+
+@lru_cache(maxsize=4)
+def name_lists(locale: str = "en_US") -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]]:
+    """(female first names, male first names, last names) of a Faker locale."""
+    from faker import Faker
+
+    person = Faker(locale).provider("faker.providers.person")
+    female = tuple(n for n in person.first_names_female if n.isalpha() and len(n) > 1)
+    male = tuple(n for n in person.first_names_male if n.isalpha() and len(n) > 1)
+    last = tuple(n for n in person.last_names if n.replace("-", "").isalpha() and len(n) > 1)
+    return female, male, last
+
+
+def case_like(word: str, original: str, title: bool = True) -> str:
+    """``word`` written with the case pattern of ``original``: UPPER, lower, or
+    else Title case (``title``) or as it is."""
+    letters = [c for c in original if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return word.upper()
+    if letters and all(c.islower() for c in letters):
+        return word.lower()
+    return word[:1].upper() + word[1:].lower() if title else word
+
+
+class NameSurrogates:
+    """Keyed, consistent, shape-keeping name surrogates.
+
+    keyer (Keyer): the salted hash.
+    locale (str): the Faker locale of the name lists.
+    """
+
+    def __init__(self, keyer: Keyer, locale: str = "en_US") -> None:
+        self.keyer = keyer
+        self.locale = locale
+        female, male, last = name_lists(locale)
+        self.female, self.male, self.last = female, male, last
+        self._female = {n.lower() for n in female}
+        self._male = {n.lower() for n in male}
+        self._first = tuple(sorted(set(female) | set(male)))
+
+    def is_first_name(self, word: str) -> bool:
+        """Whether ``word`` is a first name of the locale lists."""
+        w = word.lower()
+        return w in self._female or w in self._male
+
+    def _pool(self, role: str, part: str) -> Sequence[str]:
+        if role == "last":
+            return self.last
+        w = part.lower()
+        if w in self._female and w not in self._male:
+            return self.female
+        if w in self._male and w not in self._female:
+            return self.male
+        return self._first
+
+    def part(self, part: str, role: str, scope: str) -> str:
+        """The surrogate of one name part (``role``: ``first`` or ``last``)."""
+        core = part.rstrip(".")
+        dot = part[len(core) :]
+        if len(core) == 1:
+            letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".replace(core.upper(), "")
+            new = self.keyer.choice(letters, "initial", scope, core.lower())
+            return case_like(new, core) + dot if core.isalpha() else part
+        pool = self._pool(role, core)
+        for attempt in range(8):
+            new = self.keyer.choice(pool, "name", scope, role, core.lower(), attempt)
+            if new.lower() != core.lower():
+                return case_like(new, core) + dot
+        return case_like("Morgan" if core.lower() != "morgan" else "Taylor", core) + dot
+
+    def replace(self, text: str, scope: str) -> str:
+        """The surrogate of a whole name span (titles, order and separators kept)."""
+        parts = [m for m in _PART_RE.finditer(text) if m.group(0).rstrip(".").lower() not in TITLES]
+        if not parts:
+            return text
+        roles = self._roles(text, parts)
+        out: List[str] = []
+        cursor = 0
+        for m, role in zip(parts, roles):
+            out.append(text[cursor : m.start()])
+            out.append(self.part(m.group(0), role, scope))
+            cursor = m.end()
+        out.append(text[cursor:])
+        return "".join(out)
+
+    def _roles(self, text: str, parts) -> List[str]:
+        n = len(parts)
+        if n == 1:
+            return ["first" if self.is_first_name(parts[0].group(0).rstrip(".")) else "last"]
+        between = text[parts[0].end() : parts[1].start()]
+        if "," in between:  # "Last, First Middle"
+            return ["last"] + ["first"] * (n - 1)
+        # hyphenated last names ("Smith-Jones") are the parts after the last space
+        last_space = text.rstrip().rfind(" ", 0, parts[-1].start() + 1)
+        return ["last" if m.start() > last_space or i == n - 1 else "first" for i, m in enumerate(parts)]

@@ -1,0 +1,111 @@
+"""Surrogates of numbers: identifiers, phone numbers, ages, ZIP codes.
+
+Identifiers (MRN, SSN, account, device, phone, fax, pager) keep their format and
+length: every digit becomes a keyed digit and every letter a keyed letter of the
+same case, separators stay, so ``(617) 555-0142`` stays a phone number and
+``MRN 00123-A`` an MRN of the same shape. Ages over 89 become ``90+`` and ZIP
+codes keep their first three digits only where the HIPAA Safe Harbor population
+rule allows (else ``000``).
+"""
+import re
+from typing import Optional
+
+from spacy_deid.surrogates.keys import Keyer
+
+_DIGITS = "0123456789"
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+# Three-digit ZIP prefixes of areas with 20,000 people or fewer (US Census 2000),
+# which HIPAA Safe Harbor requires to be written 000.
+RESTRICTED_ZIP3 = frozenset(
+    {"036", "059", "063", "102", "203", "556", "592", "790", "821", "823", "830", "831", "878", "879", "884", "890", "893"}
+)
+
+_WORD_AGES = {
+    "ninety": 90, "hundred": 100,
+}
+_AGE_RE = re.compile(r"\d+")
+
+
+def same_shape(text: str, keyer: Keyer, scope: str, kind: str = "id") -> str:
+    """A keyed string of ``text``'s shape: digits -> digits, letters -> letters of
+    the same case, everything else kept; never equal to ``text`` when it has a
+    digit or letter. A leading non-zero digit stays non-zero (no ``0`` where a
+    number cannot start)."""
+    if not any(c.isalnum() for c in text):
+        return text
+    for attempt in range(16):
+        digest = keyer.digest(kind, scope, text, attempt)
+        out = []
+        for i, c in enumerate(text):
+            b = digest[i % len(digest)] ^ (i // len(digest)) * 31
+            if c.isdigit() and c.isascii():
+                if c != "0" and (i == 0 or not text[i - 1].isdigit()):
+                    out.append(_DIGITS[1 + b % 9])
+                else:
+                    out.append(_DIGITS[b % 10])
+            elif c.isalpha() and c.isascii():
+                new = _LETTERS[b % 26]
+                out.append(new.upper() if c.isupper() else new)
+            else:
+                out.append(c)
+        candidate = "".join(out)
+        if candidate != text:
+            return candidate
+    return text[::-1] if text[::-1] != text else text + "0"
+
+
+def phone_like(text: str, keyer: Keyer, scope: str) -> str:
+    """A phone/fax/pager number of the same format whose area code and exchange
+    start with 2-9 (a North American number shape); other formats: :func:`same_shape`."""
+    digits = [i for i, c in enumerate(text) if c.isdigit()]
+    new = list(same_shape(text, keyer, scope, "phone"))
+    if len(digits) in (10, 11):
+        first = digits[len(digits) - 10]
+        for pos in (first, digits[len(digits) - 7]):
+            if new[pos] in "01":
+                new[pos] = str(2 + int(new[pos]) * 3)
+        if len(digits) == 11:
+            new[digits[0]] = text[digits[0]]  # the country code stays
+    return "".join(new)
+
+
+def age_value(text: str) -> Optional[int]:
+    """The age written in ``text`` (digits, or "ninety..."/"hundred..."), or None."""
+    m = _AGE_RE.search(text)
+    if m:
+        return int(m.group(0))
+    low = text.lower()
+    for word, value in _WORD_AGES.items():
+        if word in low:
+            return value
+    return None
+
+
+def age_surrogate(text: str) -> Optional[str]:
+    """``"90+"`` for an age of 90 or more (in the text's own words: "93" -> "90+",
+    "ninety-three" -> "90+"), None for a younger age (not PHI: kept)."""
+    value = age_value(text)
+    if value is None or value < 90:
+        return None
+    m = _AGE_RE.search(text)
+    if m:
+        return text[: m.start()] + "90+" + text[m.end() :]
+    return "90+"
+
+
+def zip_surrogate(text: str) -> str:
+    """A ZIP code reduced per Safe Harbor: the first three digits kept and the rest
+    zeroed (``02139-4307`` -> ``02100-0000``), or all zeros where the three-digit
+    area is restricted."""
+    digits = [c for c in text if c.isdigit()]
+    keep3 = "".join(digits[:3])
+    out = []
+    seen = 0
+    for c in text:
+        if c.isdigit():
+            out.append(c if seen < 3 and keep3 not in RESTRICTED_ZIP3 and len(keep3) == 3 else "0")
+            seen += 1
+        else:
+            out.append(c)
+    return "".join(out)

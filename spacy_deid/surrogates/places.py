@@ -1,0 +1,122 @@
+"""Surrogates of places and organisations of the same kind.
+
+A city becomes a city, a street address a street address, a hospital a hospital
+(its kind word is kept: "... Medical Center" stays "... Medical Center"), a
+company a company. Names come from Faker's locale providers, seeded by a keyed
+hash of (scope, kind, original), so the same place gets the same surrogate in
+the same scope. US states and countries are not PHI under Safe Harbor (only
+subdivisions smaller than a state are) and are kept.
+"""
+import re
+from functools import lru_cache
+from typing import Optional
+
+from spacy_deid.surrogates.keys import Keyer
+from spacy_deid.surrogates.names import case_like
+from spacy_deid.surrogates.numbers import same_shape, zip_surrogate
+
+ORG_KINDS = (
+    "medical center", "health center", "health system", "hospital center", "memorial hospital",
+    "hospital", "clinic", "clinics", "health", "healthcare", "medical group", "rehabilitation center",
+    "rehab", "nursing home", "care center", "university", "college", "school", "institute",
+    "center", "centre", "infirmary", "pharmacy", "laboratory", "labs", "associates", "practice",
+)
+_ORG_KIND_RE = re.compile(r"(?i)\b(" + "|".join(re.escape(k) for k in sorted(ORG_KINDS, key=len, reverse=True)) + r")\b\.?$")
+_STREET_RE = re.compile(
+    r"(?i)^\s*\d+[A-Za-z]?\s+.*\b(st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|"
+    r"pl|place|pkwy|parkway|ter|terrace|cir|circle|hwy|highway|sq|square)\b\.?"
+)
+_ZIP_RE = re.compile(r"^\s*\d{5}(?:-\d{4})?\s*$")
+
+
+@lru_cache(maxsize=4)
+def _faker(locale: str):
+    from faker import Faker
+
+    return Faker(locale)
+
+
+@lru_cache(maxsize=4)
+def _not_phi(locale: str) -> frozenset:
+    """US states (names and postal codes) and countries: kept under Safe Harbor."""
+    fake = _faker(locale)
+    address = fake.provider("faker.providers.address")
+    words = set()
+    for attr in ("states", "states_abbr", "countries"):
+        for value in getattr(address, attr, ()) or ():
+            words.add(str(value).lower())
+    words.update({"usa", "us", "u.s.", "u.s.a.", "united states", "america", "united states of america"})
+    return frozenset(words)
+
+
+class PlaceSurrogates:
+    """Keyed same-kind surrogates of locations and organisations.
+
+    keyer (Keyer): the salted hash.
+    locale (str): the Faker locale.
+    """
+
+    def __init__(self, keyer: Keyer, locale: str = "en_US") -> None:
+        self.keyer = keyer
+        self.locale = locale
+
+    def _seeded(self, *parts: object):
+        fake = _faker(self.locale)
+        fake.seed_instance(self.keyer.integer(*parts))
+        return fake
+
+    def kind_of_location(self, text: str, label: str = "") -> str:
+        """``zip``, ``street``, ``state``, ``country``, ``city`` or ``place``."""
+        lab = label.upper()
+        if lab in ("ZIP", "ZIP_CODE") or _ZIP_RE.match(text):
+            return "zip"
+        if text.strip().lower() in _not_phi(self.locale):
+            return "state"
+        if lab in ("STREET", "STREET_ADDRESS", "ADDRESS") or _STREET_RE.match(text):
+            return "street"
+        if lab in ("STATE", "COUNTRY"):
+            return "state"
+        if lab in ("HOSPITAL", "FAC") or _ORG_KIND_RE.search(text.strip()):
+            return "facility"
+        return "city"
+
+    def location(self, text: str, scope: str, label: str = "") -> Optional[str]:
+        """The surrogate of a location; None when it is not PHI (a state, a country)."""
+        kind = self.kind_of_location(text, label)
+        if kind == "zip":
+            return zip_surrogate(text)
+        if kind == "state":
+            return None
+        if kind == "facility":
+            return self.organization(text, scope, label)
+        for attempt in range(8):
+            fake = self._seeded("place", kind, scope, text.lower(), attempt)
+            if kind == "street":
+                new = fake.street_address()
+                if not re.search(r"(?i)\b(apt|suite)\b", text):
+                    new = re.sub(r"\s+(Apt\.|Suite)\s+\S+$", "", new)
+            else:
+                new = fake.city()
+            if new.lower() != text.strip().lower():
+                return case_like(new, text, title=False)
+        return same_shape(text, self.keyer, scope, "place")
+
+    def organization(self, text: str, scope: str, label: str = "") -> str:
+        """The surrogate of an organisation: a hospital keeps its kind word."""
+        stripped = text.strip()
+        m = _ORG_KIND_RE.search(stripped)
+        for attempt in range(8):
+            fake = self._seeded("org", scope, stripped.lower(), attempt)
+            if m:
+                stem = fake.last_name() if fake.random.random() < 0.5 else fake.city()
+                new = f"{stem} {m.group(0)}"
+            elif label.upper() in ("HOSPITAL",):
+                new = f"{fake.last_name()} {fake.random.choice(['Hospital', 'Medical Center', 'Memorial Hospital'])}"
+            else:
+                new = fake.company()
+            if new.lower() != stripped.lower():
+                lead = text[: len(text) - len(text.lstrip())]
+                trail = text[len(text.rstrip()) :]
+                return lead + case_like(new, stripped, title=False) + trail
+        return same_shape(text, self.keyer, scope, "org")
+

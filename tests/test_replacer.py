@@ -1,0 +1,214 @@
+"""phi_replacer: detections merged and replaced per category with the operator table."""
+import re
+
+import pytest
+import spacy
+from spacy.tokens import Span
+
+import spacy_deid  # noqa: F401
+from spacy_deid.edits import add_edit, edits_as_records
+from spacy_deid.surrogates.dates import parse_date
+from spacy_deid.surrogates.operators import Encryptor, merge_operators, operator_for, parse_operators, read_key
+
+
+@pytest.fixture(autouse=True)
+def _salt(monkeypatch):
+    monkeypatch.setenv("SPACY_DEID_SALT", "test-salt")
+
+
+def make_nlp(**cfg):
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe(
+        "span_ruler",
+        name="phi_ruler",
+        config={"spans_key": "phi_patterns", "annotate_ents": False, "spans_filter": {"@misc": "spacy_deid.phi_ents_filter.v1"}},
+    )
+    from spacy_deid.detect.patterns import PHI_PATTERNS
+
+    ruler.add_patterns(PHI_PATTERNS)
+    nlp.add_pipe("phi_replacer", config=cfg)
+    return nlp
+
+
+def with_ents(nlp, text, ents, record=None):
+    """Run the pipeline on ``text`` with ``ents`` [(substring, label)] as a NER would set them."""
+    doc = nlp.make_doc(text)
+    doc._.deid_record = record or {"id": "d1"}
+    spans = []
+    for sub, label in ents:
+        start = text.index(sub)
+        spans.append(doc.char_span(start, start + len(sub), label=label))
+    doc.ents = spans
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    return doc
+
+
+def test_default_operators_surrogate_names_shift_dates_keep_the_rest():
+    nlp = make_nlp()
+    text = "Helen Smith was seen on 03/14/2019, call 617-555-0142. She is 45 years old."
+    doc = with_ents(nlp, text, [("Helen Smith", "PATIENT")])
+    out = doc._.deid_text
+    assert "Helen" not in out and "Smith" not in out and "617-555-0142" not in out
+    new_date = re.search(r"\d{2}/\d{2}/\d{4}", out).group(0)
+    assert new_date != "03/14/2019" and parse_date(new_date) is not None
+    assert re.search(r"call \d{3}-\d{3}-\d{4}\.", out)
+    assert out.endswith("She is 45 years old.")  # an age under 90 is not PHI
+    recs = edits_as_records(doc)
+    assert {r["method"] for r in recs} == {"SURROGATE", "DATE_SHIFT"}
+    assert all(set(r) >= {"start", "end", "reason", "category", "method"} for r in recs)
+    assert {r["reason"] for r in recs} == {"NER", "PATTERN"}
+
+
+def test_star_mask_gives_category_for_every_phi_edit():
+    nlp = make_nlp(operators={"*": "mask"})
+    doc = with_ents(nlp, "Helen Smith was seen on 03/14/2019 at Boston General Hospital, MRN: 1860694.",
+                    [("Helen Smith", "PATIENT"), ("Boston General Hospital", "HOSPITAL")])
+    assert doc._.deid_text == "[NAME] was seen on [DATE] at [ORGANIZATION], MRN: [ID]."
+
+
+def test_operator_table_parse_merge_and_errors():
+    assert parse_operators("NAME=mask, id=hash") == {"NAME": "mask", "ID": "hash"}
+    table = merge_operators({"*": "surrogate", "DATE": "shift"}, {"NAME": "redact"})
+    assert operator_for(table, "NAME") == "redact" and operator_for(table, "DATE") == "shift"
+    assert operator_for(merge_operators(table, {"*": "mask"}), "DATE") == "mask"
+    for bad in ("NAME", "NAME=scramble", "PLANET=mask", "NAME=shift"):
+        with pytest.raises(ValueError):
+            parse_operators(bad)
+
+
+def test_redact_hash_keep():
+    nlp = make_nlp(operators={"NAME": "redact", "ID": "hash", "DATE": "keep"})
+    doc = with_ents(nlp, "Seen by Helen Smith on 03/14/2019, MRN: 1860694.", [("Helen Smith", "PATIENT")])
+    out = doc._.deid_text
+    assert out.startswith("Seen by  on 03/14/2019, MRN: ")
+    digest = out.split("MRN: ")[1].rstrip(".")
+    assert re.fullmatch(r"[0-9a-f]{16}", digest)
+    doc2 = with_ents(nlp, "MRN: 1860694", [])
+    assert doc2._.deid_text == f"MRN: {digest}"  # keyed: same value, same hash
+
+
+def test_encrypt_round_trip(monkeypatch):
+    monkeypatch.setenv("SPACY_DEID_KEY", "correct horse battery staple")
+    nlp = make_nlp(operators={"*": "encrypt"})
+    doc = with_ents(nlp, "Seen by Helen Smith today.", [("Helen Smith", "PATIENT")])
+    token = doc._.deid_text[len("Seen by ") : -len(" today.")]
+    assert "Helen" not in token
+    assert Encryptor(read_key()).decrypt(token) == "Helen Smith"
+
+
+def test_encrypt_without_key_fails_at_build(monkeypatch):
+    monkeypatch.delenv("SPACY_DEID_KEY", raising=False)
+    with pytest.raises(ValueError, match="SPACY_DEID_KEY"):
+        make_nlp(operators={"NAME": "encrypt"})
+
+
+def test_general_ner_quantities_untouched():
+    """An unmapped label (CARDINAL, QUANTITY) is not PHI, even where an upstream
+    component (the frequency_masker's PHI edits of doc.ents) had replaced it."""
+    nlp = make_nlp()
+    text = "Give 5 mg twice, then 10 mg. Seen by Helen Smith."
+    doc = nlp.make_doc(text)
+    doc._.deid_record = {"id": "x"}
+    doc.ents = [
+        doc.char_span(5, 9, label="QUANTITY"),
+        doc.char_span(text.index("10"), text.index("10") + 5, label="QUANTITY"),
+        doc.char_span(text.index("twice"), text.index("twice") + 5, label="CARDINAL"),
+        doc.char_span(text.index("Helen"), text.index("Helen") + 11, label="PERSON"),
+    ]
+    for ent in doc.ents:  # what a frequency_masker upstream does with doc.ents
+        add_edit(doc, ent.start, ent.end, "PHI", f"[{ent.label_}]")
+    doc = nlp.get_pipe("phi_replacer")(nlp.get_pipe("phi_ruler")(doc))
+    out = doc._.deid_text
+    assert out.startswith("Give 5 mg twice, then 10 mg. Seen by ")
+    assert "Helen" not in out and "[PERSON]" not in out
+    assert [r["category"] for r in edits_as_records(doc)] == ["NAME"]
+
+
+def test_label_map_override_makes_a_label_phi_or_not():
+    nlp = make_nlp(label_map={"CARDINAL": "ID", "PERSON": None})
+    doc = with_ents(nlp, "Helen Smith got 5 pills", [("Helen Smith", "PERSON"), ("5", "CARDINAL")])
+    assert doc._.deid_text.startswith("Helen Smith got ") and not doc._.deid_text.endswith(" 5 pills")
+
+
+@pytest.mark.parametrize(
+    "text,label,expected",
+    [
+        ("He is 55 years old.", "AGE", "He is 55 years old."),
+        ("He is 93 years old.", "AGE", "He is 90+ years old."),
+        ("Diagnosed in 2021.", "DATE", "Diagnosed in 2021."),
+        ("Pain for 3 days.", "DATE", "Pain for 3 days."),
+        ("Lives in Massachusetts.", "GPE", "Lives in Massachusetts."),
+    ],
+)
+def test_safe_harbor_not_phi_is_kept_even_under_mask(text, label, expected):
+    nlp = make_nlp(operators={"*": "mask"})
+    sub = {"AGE": re.search(r"\d+", text).group(0) if label == "AGE" else None}.get(label)
+    ents = [(sub, label)] if sub else [(re.search(r"2021|3 days|Massachusetts", text).group(0), label)]
+    doc = with_ents(nlp, text, ents)
+    if expected.endswith("90+ years old."):
+        # 90 and over is PHI: masked under *=mask
+        assert doc._.deid_text == "He is [AGE] years old."
+    else:
+        assert doc._.deid_text == expected
+
+
+def test_age_90_plus_surrogate():
+    doc = with_ents(make_nlp(), "He is 93 years old.", [("93", "AGE")])
+    assert doc._.deid_text == "He is 90+ years old."
+
+
+def test_upstream_low_freq_rewritten_with_other_operator():
+    nlp = make_nlp(operators={"OTHER": "redact"})
+    doc = nlp.make_doc("The zorblax test was normal.")
+    add_edit(doc, 1, 2, "LOW_FREQ", "[LOW_FREQ]")
+    doc = nlp.get_pipe("phi_replacer")(doc)
+    assert doc._.deid_text == "The  test was normal."
+    nlp = make_nlp()
+    doc = nlp.make_doc("The zorblax test was normal.")
+    add_edit(doc, 1, 2, "LOW_FREQ", "[LOW_FREQ]")
+    doc = nlp.get_pipe("phi_replacer")(doc)
+    assert doc._.deid_text == "The [OTHER] test was normal."
+    assert edits_as_records(doc)[-1]["category"] == "OTHER"
+
+
+def test_overlaps_longest_then_most_specific():
+    nlp = make_nlp()
+    text = "Seen on March 3, 2019 by Helen Smith"
+    doc = nlp.make_doc(text)
+    doc._.deid_record = {"id": "x"}
+    doc.ents = [doc.char_span(text.index("March"), text.index("March") + 5, label="DATE"),
+                doc.char_span(text.index("Helen"), len(text), label="PATIENT")]
+    doc.spans["phi_gazetteer"] = [doc.char_span(text.index("Smith"), len(text), label="LASTNAME_X")]
+    doc = nlp.get_pipe("phi_replacer")(nlp.get_pipe("phi_ruler")(doc))
+    recs = edits_as_records(doc)
+    dates = [r for r in recs if r["category"] == "DATE"]
+    assert len(dates) == 1 and dates[0]["reason"] == "PATTERN" and text[dates[0]["start"] : dates[0]["end"]] == "March 3, 2019"
+    assert [r["reason"] for r in recs if r["category"] == "NAME"] == ["NER"]
+
+
+def test_same_name_same_surrogate_per_patient_not_across():
+    nlp = make_nlp()
+    a = with_ents(nlp, "Helen Smith seen.", [("Helen Smith", "PATIENT")], {"id": "1", "patient_id": "p1"})
+    b = with_ents(nlp, "HELEN SMITH seen again.", [("HELEN SMITH", "PATIENT")], {"id": "2", "patient_id": "p1"})
+    c = with_ents(nlp, "Helen Smith seen.", [("Helen Smith", "PATIENT")], {"id": "3", "patient_id": "p2"})
+    na, nb = a._.deid_text[: -len(" seen.")], b._.deid_text[: -len(" seen again.")]
+    assert nb == na.upper() and nb != "HELEN SMITH"
+    assert c._.deid_text != a._.deid_text
+
+
+def test_clinicians_consistent_across_patients():
+    nlp = make_nlp()
+    a = with_ents(nlp, "Seen by Dr. Velasquez.", [("Velasquez", "DOCTOR")], {"id": "1", "patient_id": "p1"})
+    b = with_ents(nlp, "Seen by Dr. Velasquez.", [("Velasquez", "DOCTOR")], {"id": "2", "patient_id": "p2"})
+    assert a._.deid_text == b._.deid_text != "Seen by Dr. Velasquez."
+
+
+def test_dates_one_shift_per_patient_exact_intervals():
+    nlp = make_nlp()
+    t1, t2 = "Admitted 03/14/2019.", "Follow-up on April 2, 2019."
+    a = with_ents(nlp, t1, [], {"id": "1", "patient_id": "p9"})
+    b = with_ents(nlp, t2, [], {"id": "2", "patient_id": "p9"})
+    d1 = parse_date(re.search(r"\d\d/\d\d/\d{4}", a._.deid_text).group(0))[0]
+    d2 = parse_date(re.search(r"[A-Z][a-z]+ \d+, \d{4}", b._.deid_text).group(0))[0]
+    assert (d2 - d1).days == 19
