@@ -12,7 +12,7 @@ de-identification run):
 - mtsamples.jsonl (no gold PHI: the over-masking rate = share of word tokens masked).
 
 Usage:
-    python benchmarks/bench_frequency_quality.py --data ../shared/data --out benchmarks/results/frequency_quality.json
+    python benchmarks/bench_frequency_quality.py --data DATA --out benchmarks/results/frequency_quality.json
 """
 import argparse
 import json
@@ -78,7 +78,7 @@ def table(title: str, rows: Dict[str, dict]) -> str:
 
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder with the shared corpora")
+    ap.add_argument("--data", type=Path, required=True, help="folder with the corpora (synth_dataset_v2.jsonl, ...)")
     ap.add_argument("--corpus", type=Path, default=None, help="generated corpus JSONL (made when absent)")
     ap.add_argument("--whitelist", type=Path, default=Path("spacy_deid/assets/whitelist.txt"), help="whitelist file")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/frequency_quality.json"), help="JSON results")

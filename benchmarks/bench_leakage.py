@@ -23,7 +23,7 @@ are Presidio's leak rate over ours (how many times more PHI Presidio leaks).
 
 Usage:
     python benchmarks/bench_leakage.py \
-        --data ../shared/data/synth_dataset_v2.jsonl ../shared/data/synthetic_clinical_queries.jsonl \
+        --data DATA/synth_dataset_v2.jsonl DATA/synthetic_clinical_queries.jsonl \
         --ner training/ner/model-best --out benchmarks/results/leakage.json
 """
 import argparse

@@ -3,7 +3,7 @@
 One run reports both systems on the same notes with the same local masked-LM directory:
 
     .venv/bin/python benchmarks/bench_mlm.py --model MODEL_DIR \
-        --data ../shared/data/mtsamples.jsonl --n-docs 500 --out benchmarks/results/mlm.json
+        --data DATA/mtsamples.jsonl --n-docs 500 --out benchmarks/results/mlm.json
 
 - ours: a blank English pipeline with ``mlm_resampler`` (DataSifterText schedule, all
   masks of a batch of documents filled by batched forward passes over windows);
@@ -131,7 +131,7 @@ def run_nlpaug(python: Path, model: Path, data: Path, skip: int, n_docs: int, au
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, required=True, help="Local HF masked-LM directory (e.g. from pretrain)")
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "mtsamples.jsonl",
+    parser.add_argument("--data", type=Path, required=True,
                         help="JSONL notes")
     parser.add_argument("--n-docs", type=int, default=500, help="Notes to process")
     parser.add_argument("--skip", type=int, default=0, help="Skip the first N notes")

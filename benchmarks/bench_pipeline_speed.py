@@ -13,7 +13,7 @@ One run measures, on each data set given:
 Tokens are spaCy tokens of the bare tokenizer (whitespace excluded), for every system.
 
     python benchmarks/bench_pipeline_speed.py --pipeline models/deid \\
-        --data mtsamples=../shared/data/mtsamples.jsonl --limit 800 \\
+        --data mtsamples=DATA/mtsamples.jsonl --limit 800 \\
         --generated 400 --out benchmarks/results/pipeline_speed.json
 
 ``--pipeline`` is a fitted pipeline directory; or give ``--config NAME`` and

@@ -18,7 +18,7 @@ peak RSS above the process's RSS before the work ("working memory"), which must 
 grow with N: the swapper holds at most ``max_buffer`` documents.
 
 Usage:
-    python benchmarks/bench_swap_scaling.py --data ../shared/data/mtsamples.jsonl \
+    python benchmarks/bench_swap_scaling.py --data DATA/mtsamples.jsonl \
         --sizes 10000 30000 100000 --out benchmarks/results/swap_scaling.json
 """
 import argparse
@@ -136,7 +136,7 @@ def exponent(ns: List[int], ts: List[float]) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "mtsamples.jsonl", help="mtsamples.jsonl")
+    parser.add_argument("--data", type=Path, required=True, help="mtsamples.jsonl")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 30000, 100000], help="corpus sizes N")
     parser.add_argument("--method", default="rake_keyphrase", help="swap method")
     parser.add_argument("--q", type=int, default=3, help="swap q")

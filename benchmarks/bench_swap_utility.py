@@ -23,7 +23,7 @@ when the frequency_masker is importable. The mlm_resampler needs a masked-LM
 directory and is not part of this benchmark (left for the evaluation issue).
 
 Usage:
-    python benchmarks/bench_swap_utility.py --data ../shared/data/mtsamples.jsonl \
+    python benchmarks/bench_swap_utility.py --data DATA/mtsamples.jsonl \
         --out benchmarks/results/swap_utility.json
 """
 import argparse
@@ -106,7 +106,7 @@ def classify(train_texts, train_y, test_sets: Dict[str, List[str]], test_y, seed
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "mtsamples.jsonl", help="mtsamples.jsonl")
+    parser.add_argument("--data", type=Path, required=True, help="mtsamples.jsonl")
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N records (0: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the split, the swapper and the classifier")

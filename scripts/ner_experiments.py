@@ -1,4 +1,4 @@
-"""The PHI NER experiments of seeds 003 (Filtered BERT) and 004 (neighbour pseudonyms).
+"""The PHI NER experiments of Filtered BERT augmentation and neighbour pseudonyms.
 
 Trains the PHI NER of ``spacy_deid/configs/ner_tok2vec.cfg`` (or ``ner_trf.cfg``) on a
 low-resource split without augmentation, with filtered-MLM augmentation and with
@@ -10,7 +10,7 @@ so an interrupted sweep resumes.
 
     python scripts/ner_experiments.py run --train corpus/ner_train.jsonl \
         --dev corpus/ner_dev.jsonl --test corpus/test.jsonl \
-        --scq ../shared/data/synthetic_clinical_queries.jsonl \
+        --scq DATA/synthetic_clinical_queries.jsonl \
         --vectors vectors --mlm mlm --out training/ner_sweep \
         --variants baseline,nb10,nb50,nb100,nb200,filtered_mlm
     python scripts/ner_experiments.py report training/ner_sweep > reports/ner_sweep.md

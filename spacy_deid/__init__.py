@@ -6,6 +6,7 @@ Heavy libraries (torch, transformers, floret) are imported lazily by the
 components that need them, never here.
 """
 from spacy_deid.about import __version__
+from spacy_deid.engines.fit import init_pipeline
 from spacy_deid.edits import SPAN_KEY, add_edit, get_edits, install_extensions, render, render_doc, resolve_edits
 from spacy_deid.io import readers  # noqa: F401  (registers readers and term lists)
 from spacy_deid.detect import patterns  # noqa: F401  (PHI patterns and the ents filter)
@@ -20,6 +21,7 @@ __all__ = [
     "SPAN_KEY",
     "add_edit",
     "get_edits",
+    "init_pipeline",
     "install_extensions",
     "render",
     "render_doc",

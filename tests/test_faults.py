@@ -1,4 +1,4 @@
-"""Faults survived, nothing lost (issue 8): kill -9 then --resume, a component
+"""Faults survived, nothing lost: kill -9 then --resume, a component
 raising on one record, an unwritable or full disk, and every kind of bad input."""
 import errno
 import json

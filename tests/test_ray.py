@@ -1,4 +1,4 @@
-"""The Ray Data engine (issue 8): same output as the local engine, shards +
+"""The Ray Data engine: same output as the local engine, shards +
 manifest + ordered merge, resume after kill -9, errors that name what failed.
 
 Needs the ``ray`` extra (``pip install 'spacy-deid[ray]'``); the tests that start

@@ -1,6 +1,7 @@
 """doc_swapper: DataSifterText keyphrase swapping between similar documents.
 
-Seeds 000/001, algorithm lines 32-50 (SPEC section 4). After masking and
+From "DataSifterText: Partially Synthetic Text Generation for Sensitive Clinical
+Notes" (keyphrase swapping, the second half of its algorithm). After masking and
 resampling, each document swaps keyphrases with a similar document of its cluster,
 so content can no longer be tied to one patient while the note's topic is kept.
 

@@ -1,4 +1,4 @@
-"""frequency_masker: the patent's low-frequency de-identification (seed 002, claims 1-11).
+"""frequency_masker: the patent's low-frequency de-identification (patent "Free text de-identification").
 
 Every *word item* whose corpus count is below a threshold ``k`` is masked, every
 blacklisted term is masked, whitelisted terms are kept, and the PHI entities an
@@ -393,7 +393,7 @@ class FrequencyMasker(Pipe):
         return adj, scores >= self.confidence_min_share
 
     def _choose_k(self, nlp, corpus, keys, adj, forced) -> Tuple[int, float]:
-        """Claim 2: the largest k in [k_min, k_max] that keeps at least
+        """The largest k in [k_min, k_max] that keeps at least
         ``keep_fraction`` of the corpus' word tokens (a second corpus pass computes
         each token's lowest covering-item count). The share kept can only fall as
         k grows, so the *smallest* k meeting a "keep at least" target would always

@@ -1,4 +1,4 @@
-"""mlm_resampler: DataSifterText masking and masked-LM resampling (seeds 000/001, lines 1-31).
+"""mlm_resampler: DataSifterText masking and masked-LM resampling.
 
 For each document the component masks tokens by the DataSifterText schedule
 (``datasifter_mask``) and fills every mask with a word *sampled* from a masked

@@ -1,4 +1,4 @@
-"""similarity_filter (Filtered BERT, seed 003) and neighbour pseudonyms (seed 004).
+"""similarity_filter: Filtered BERT's similarity filter and neighbour pseudonyms.
 
 Two policies over one embedding (the pipeline's floret ``nlp.vocab.vectors``, so
 every word has a vector):
@@ -144,7 +144,7 @@ class FilterChoice:
 
 
 class CosineFilter:
-    """Filtered BERT's similarity filter (seed 003, section 2.3.1).
+    """Filtered BERT's similarity filter (the paper's section 2.3.1).
 
     A candidate passes when ``cos(v(original), v(candidate)) > epsilon``. Candidates
     are tried in the order given (the MLM's order). Empty candidates, candidates
@@ -278,7 +278,7 @@ def shape_surrogate(word: str, rng: numpy.random.Generator) -> str:
 
 
 class NeighborPseudonymizer:
-    """Replace words by a random one of their N nearest neighbours (seed 004).
+    """Replace words by a random one of their N nearest neighbours (word-level automatic pseudonymization).
 
     The candidate vocabulary is a list of frequent corpus words (lower-cased, with
     letters and no digits). Its normalised vector matrix is computed once; queries

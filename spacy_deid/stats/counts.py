@@ -4,7 +4,7 @@ Counting (``DistinctCounter``)
 ------------------------------
 Items are uint64 hashes. Three units:
 
-- ``occurrence``: every occurrence counts (the patent's literal claim 1).
+- ``occurrence``: every occurrence counts (the patent's literal definition).
 - ``document``: an item counts once per document.
 - ``patient``: an item counts once per distinct ``patient_id``.
 
@@ -21,7 +21,7 @@ per-item Python set of patients, no assumption on order), and bounds memory by
 ``12 * sum(min(count, cap))`` bytes over the distinct items: rare items, which
 dominate the vocabulary, cost at most a few pairs; frequent items cost 8 bytes.
 
-Confidence list (``ConfidenceList``, claims 10-11)
+Confidence list (``ConfidenceList``)
 --------------------------------------------------
 A JSON state file (via srsly) with, per hashed item key (hex, never text), in how
 many earlier de-identification runs the item was at or above the threshold, and

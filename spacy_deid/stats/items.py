@@ -1,4 +1,4 @@
-"""Word items of the frequency_masker (patent seed 002, claims 3-6), as 64-bit hashes.
+"""Word items of the frequency_masker, as 64-bit hashes.
 
 Every item is a ``uint64`` key computed with numpy from spaCy's token attribute
 arrays (``Doc.to_array``), so no per-token Python string work is done on the hot
@@ -7,16 +7,16 @@ path and nothing but hashes is ever stored. Kinds:
 - ``text``: the token text, case-folded by default (spaCy's ``LOWER`` hash, i.e.
   ``spacy.strings.hash_string(text.lower())``), or ``ORTH`` without case folding.
 - ``pos`` / ``dep``: the token text together with its POS tag / dependency label
-  (claim 3: the same word in another syntactic position is a separate item).
-- ``pattern``: a word with the shape of an adjacent number (claim 4), e.g. ``MRN``
+  (the same word in another syntactic position is a separate item).
+- ``pattern``: a word with the shape of an adjacent number, e.g. ``MRN``
   ``:`` ``123456`` gives the item (``mrn``, ``:``, ``dddddd``) that covers the three
   tokens. Only words that have a number (a token with a digit) within
   ``pattern_window`` tokens, with nothing but symbols in between, get one; both
   sides are looked at (``5 mg`` and ``MRN: 123456``).
-- ``ngram``: word strings (claim 5), ``ngram_n`` consecutive words (punctuation and
+- ``ngram``: word strings, ``ngram_n`` consecutive words (punctuation and
   whitespace skipped), covering those words.
 - ``stem``: the word's lemma (when an upstream component sets ``token.lemma``) or a
-  light suffix-stripping stem (claim 6), pooling inflections.
+  light suffix-stripping stem, pooling inflections.
 
 Tokens that are whitespace or punctuation are never items: they are always kept.
 """
@@ -91,7 +91,7 @@ def full_shape(text: str) -> str:
 # A light English suffix stripper for inflections only. Hand-written because the
 # only stemmers in reach are NLTK's and snowballstemmer's Porter implementations,
 # new dependencies for one optional item kind; pooling the regular inflections
-# (plural -s/-es/-ies, -ed, -ing) is what claim 6 needs, and a pipeline with a
+# (plural -s/-es/-ies, -ed, -ing) is what pooling inflections needs, and a pipeline with a
 # lemmatizer uses the lemma instead. Derivational suffixes (-ly, -ment) are left
 # alone: stripping them conflates unrelated words ("family" -> "fami").
 def light_stem(word: str) -> str:

@@ -1,11 +1,11 @@
-"""Label-aligned augmentation of gold PHI data (seeds 003 and 004).
+"""Label-aligned augmentation of gold PHI data (Filtered BERT; neighbour pseudonyms).
 
 Two augmentations, each usable as a registered spaCy augmenter
 (``[corpora.train.augmenter]``) and from the command line (``augment_file``):
 
 - ``spacy_deid.filtered_mlm.v1`` (Filtered BERT): replace ``n`` (paper: 5) words
   outside the gold entities by MLM predictions that pass the similarity filter;
-- ``spacy_deid.neighbor_pseudonyms.v1`` (seed 004): replace the tokens inside the
+- ``spacy_deid.neighbor_pseudonyms.v1`` (neighbour pseudonyms): replace the tokens inside the
   gold entities by a random one of their N nearest neighbours in a vocabulary of
   frequent corpus words.
 
@@ -295,7 +295,7 @@ def neighbor_pseudonyms_augmenter_v1(
     labels: Optional[List[str]] = None,
 ) -> Callable[[Language, Example], Iterator[Example]]:
     """Augmenter: the original example, then a copy whose gold entity tokens are
-    replaced by random ones of their N nearest neighbours (seed 004).
+    replaced by random ones of their N nearest neighbours.
 
     vectors (str): a directory made by ``python -m spacy_deid vectors``.
     n_neighbors (int): N (paper: up to 200 keeps NER F1).
@@ -336,7 +336,7 @@ def filtered_mlm_augmenter_v1(
     device: str = "cpu",
 ) -> Callable[[Language, Example], Iterator[Example]]:
     """Augmenter: the original example, then a copy where ``n`` words outside the
-    gold entities are replaced by filtered MLM predictions (Filtered BERT, seed 003).
+    gold entities are replaced by filtered MLM predictions (Filtered BERT).
 
     model (str): a local Hugging Face masked-LM directory.
     vectors (str): a directory made by ``python -m spacy_deid vectors``.

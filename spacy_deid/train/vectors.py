@@ -1,4 +1,4 @@
-"""Floret vectors trained on the corpus (the similarity filter's embedding, seed 003).
+"""Floret vectors trained on the corpus (the similarity filter's embedding).
 
 ``train_vectors`` tokenises the corpus with spaCy's English tokenizer, applies the
 frequency rule to the training text (an item seen for fewer than ``k`` patients is
