@@ -212,3 +212,65 @@ def test_dates_one_shift_per_patient_exact_intervals():
     d1 = parse_date(re.search(r"\d\d/\d\d/\d{4}", a._.deid_text).group(0))[0]
     d2 = parse_date(re.search(r"[A-Z][a-z]+ \d+, \d{4}", b._.deid_text).group(0))[0]
     assert (d2 - d1).days == 19
+
+
+def _write_records(path, records):
+    import json
+
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_sanitize_operators_override_and_records(tmp_path):
+    import json
+
+    from spacy_deid.engines.local import sanitize_file
+
+    nlp = make_nlp()
+    _write_records(tmp_path / "in.jsonl", [{"id": "a", "text": "Seen on 03/14/2019, MRN: 1860694, call 617-555-0142.", "patient_id": "p1"}])
+    sanitize_file(nlp, tmp_path / "in.jsonl", tmp_path / "out.jsonl", operators={"*": "mask"})
+    out = json.loads((tmp_path / "out.jsonl").read_text())
+    assert out["deid_text"] == "Seen on [DATE], MRN: [ID], call [CONTACT]."
+    assert "text" not in out
+    for edit in out["edits"]:
+        assert {"start", "end", "reason", "category", "method"} <= set(edit)
+        assert edit["method"] == "MASK" and edit["replacement"] == f"[{edit['category']}]"
+
+
+def test_operators_need_a_phi_replacer():
+    from spacy_deid.engines.local import set_operators
+    from spacy_deid.io.records import FatalError
+
+    with pytest.raises(FatalError, match="phi_replacer"):
+        set_operators(spacy.blank("en"), {"*": "mask"})
+
+
+def test_key_file_round_trip_private_and_never_in_the_pipeline(tmp_path, monkeypatch):
+    import json
+    import stat
+
+    from spacy_deid.engines.local import sanitize_file
+    from spacy_deid.surrogates.keyfile import read_key_file
+
+    monkeypatch.setenv("SPACY_DEID_KEY", "a passphrase of the honest broker")
+    nlp = make_nlp()
+    text = "Seen on 03/14/2019, MRN: 1860694."
+    _write_records(tmp_path / "in.jsonl", [{"id": "a", "text": text, "patient_id": "p1"}])
+    key_file = tmp_path / "broker" / "keys.bin"
+    key_file.parent.mkdir()
+    sanitize_file(nlp, tmp_path / "in.jsonl", tmp_path / "out.jsonl", key_file=key_file)
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    raw = key_file.read_bytes()
+    assert b"1860694" not in raw and b"03/14/2019" not in raw
+    out = json.loads((tmp_path / "out.jsonl").read_text())
+    assert "text" not in out and "1860694" not in json.dumps(out)
+    entries = read_key_file(key_file, read_key())
+    assert {e["original"] for e in entries} == {"03/14/2019", "1860694"}
+    for e in entries:
+        assert out["deid_text"].count(e["replacement"]) == 1
+    with pytest.raises(ValueError, match="wrong key"):
+        read_key_file(key_file, read_key("another key"))
+    nlp.to_disk(tmp_path / "pipe")
+    with pytest.raises(ValueError, match="pipeline directory"):
+        sanitize_file(tmp_path / "pipe", tmp_path / "in.jsonl", tmp_path / "out2.jsonl", key_file=tmp_path / "pipe" / "k.bin")
+    with pytest.raises(ValueError, match="output file"):
+        sanitize_file(nlp, tmp_path / "in.jsonl", tmp_path / "out2.jsonl", key_file=tmp_path / "out2.jsonl")

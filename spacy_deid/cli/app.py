@@ -142,12 +142,18 @@ def sanitize_cmd(
     num_workers: int = typer.Option(2, "--num-workers", help="Ray actors, each with its own copy of the pipeline"),
     num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", help="GPUs per Ray actor (0: CPU; 0.5: two actors share a GPU)"),
     chunk_records: int = typer.Option(1000, "--chunk-records", help="Ray: records per block and per shard (the resume granularity)"),
+    operators: Optional[str] = typer.Option(None, "--operators", help="Operator per PHI category, e.g. 'NAME=mask,ID=hash' ('*=mask': every category): surrogate, shift, mask, redact, hash, encrypt, keep"),
+    key_file: Optional[Path] = typer.Option(None, "--key-file", help="Write the encrypted surrogate -> original key file here (0600; key in $SPACY_DEID_KEY)"),
 ):
     """Sanitise a JSONL corpus: one output record per input line, in order."""
     from spacy_deid.engines.local import import_code, sanitize_file
+    from spacy_deid.surrogates.operators import parse_operators
 
     if engine not in ("local", "ray"):
         fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    table = run_guarded(parse_operators, operators, user_errors=(ValueError,)) if operators else None
+    if engine == "ray" and (table or key_file):
+        fatal("--operators and --key-file are not available with --engine ray yet: use --engine local")
     if engine == "ray":
         from spacy_deid.engines.ray import sanitize_file_ray
 
@@ -179,6 +185,9 @@ def sanitize_cmd(
             resume=resume,
             keep_text=keep_text,
             max_chars=max_chars,
+            operators=table,
+            key_file=key_file,
+            user_errors=(ValueError,),
         )
     extra = f" ({stats.n_resumed} from the interrupted run)" if stats.n_resumed else ""
     msg.good(f"{stats.n_ok} ok, {stats.n_error} errors{extra} -> {output_path}")

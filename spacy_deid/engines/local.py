@@ -544,6 +544,9 @@ def sanitize_file(
     max_chars: int = DEFAULT_MAX_CHARS,
     piece_chars: Optional[int] = None,
     zone_records: int = 10_000,
+    operators: Optional[Dict[str, str]] = None,
+    key_file: Optional[Union[str, Path]] = None,
+    key: Optional[str] = None,
 ) -> SanitizeStats:
     """Sanitise ``input_path`` into ``output_path`` (JSONL), atomically.
 
@@ -561,13 +564,30 @@ def sanitize_file(
         None: the pipeline's ``nlp.max_length``.
     zone_records (int): one process: records per spaCy memory zone (bounded vocab
         memory; 0: none). With ``n_process`` > 1 each block is a zone.
+    operators (Optional[Dict[str, str]]): operator override of the pipeline's
+        phi_replacer, e.g. ``{"NAME": "mask", "*": "surrogate"}``.
+    key_file (Optional[Union[str, Path]]): write the encrypted surrogate -> original
+        key file there (``spacy_deid.surrogates.keyfile``); never with ``resume``.
+    key (Optional[str]): the key file's key; None: ``$SPACY_DEID_KEY``.
     RETURNS (SanitizeStats): counts of records in, ok, error.
     """
     input_path = Path(input_path)
     output_path = Path(output_path)
     if not input_path.is_file():
         raise FatalError(f"Input file not found: {input_path}")
+    fernet = None
+    if key_file is not None:
+        from spacy_deid.surrogates.keyfile import check_key_file_path
+        from spacy_deid.surrogates.operators import read_key
+
+        if resume:
+            raise FatalError("--key-file cannot be combined with --resume (the entries of the interrupted run are gone)")
+        key_file = check_key_file_path(key_file, output_path, None if isinstance(pipeline, Language) else pipeline)
+        fernet = read_key(key)
     nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline, gpu_id=gpu_id)
+    if operators:
+        set_operators(nlp, operators)
+    entries: List[Dict[str, Any]] = []
     writer = AtomicJSONLWriter(output_path, resume=resume)
     try:
         duplicates = _check_resume(output_path, input_path, writer.done)
@@ -585,7 +605,10 @@ def sanitize_file(
     t0 = time.perf_counter()
     fh = None
     try:
-        options = dict(batch_size=batch_size, keep_text=keep_text, max_chars=max_chars, piece_chars=piece_chars)
+        # the key file needs each record's original text: it is taken from the
+        # output record here and dropped again unless the caller asked for it
+        with_text = keep_text or key_file is not None
+        options = dict(batch_size=batch_size, keep_text=with_text, max_chars=max_chars, piece_chars=piece_chars)
         if n_process > 1:
             fh = open_input(input_path)
             raw = islice(iter_raw_lines(fh), writer.done, None)
@@ -594,6 +617,10 @@ def sanitize_file(
             lines = iter_lines(input_path, skip=writer.done)
             outputs = process_in_zones(nlp, lines, zone_records, stats=stats, duplicates=duplicates, **options)
         for out in outputs:
+            if key_file is not None and out["status"] == "ok":
+                from spacy_deid.surrogates.keyfile import key_entries
+
+                entries.extend(key_entries(out, out["text"] if keep_text else out.pop("text")))
             writer.write(out)
             if progress is not None:
                 progress.update(1)
@@ -606,5 +633,21 @@ def sanitize_file(
         if fh is not None:
             fh.close()
     writer.commit()
+    if key_file is not None:
+        from spacy_deid.surrogates.keyfile import write_key_file
+
+        write_key_file(key_file, entries, fernet)
     stats.timings["process_s"] = time.perf_counter() - t0
     return stats
+
+
+def set_operators(nlp: Language, operators: Dict[str, str]) -> None:
+    """Apply an operator override to every phi_replacer of ``nlp``.
+
+    RAISES (FatalError): the pipeline has no phi_replacer.
+    """
+    replacers = [proc for name, proc in nlp.pipeline if nlp.get_pipe_meta(name).factory == "phi_replacer"]
+    if not replacers:
+        raise FatalError("--operators needs a pipeline with a phi_replacer (the default and datasifter profiles have one)")
+    for proc in replacers:
+        proc.set_operators(operators)

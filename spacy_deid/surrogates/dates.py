@@ -98,15 +98,24 @@ def _month_index(word: str) -> int:
     return _index_in(MONTHS, word)
 
 
-def _month_name(index: int, original: str) -> str:
+def _month_name(index: int, original: str, abbreviated: bool) -> str:
     full = MONTHS[index]
-    if len(original) >= len(MONTHS[_month_index(original)]) or len(original) > 4:
+    if not abbreviated:
         name = full
     elif original.lower() == "sept":
         name = "sept" if index == 8 else full[:3]
     else:
         name = full[:3]
     return _case_like(name, original)
+
+
+def _is_abbreviated(text: str, field: "_Field") -> bool:
+    """Whether a month name is written abbreviated; "May" is both, so it counts as
+    abbreviated only with an abbreviation's company ("May.", "13-May-2018")."""
+    word = field.text.lower()
+    if word != "may":
+        return word not in MONTHS
+    return text[field.end : field.end + 1] in (".", "-") or text[field.start - 1 : field.start] == "-"
 
 
 def _weekday_index(word: str) -> int:
@@ -221,14 +230,17 @@ def _weekday_field(weekdays) -> List[_Field]:
 
 def _finish(text: str, fields: List[_Field], new: dt.date, yearless: bool, days: int, precision: str) -> DateShift:
     values = {}
+    # zero padding: a field written "07", or an ISO date (year first), pads every field
+    year_first = fields and fields[0].kind == "year" and any(f.kind == "month_num" for f in fields)
+    padded = year_first or any(f.kind in ("day", "month_num") and f.text.startswith("0") for f in fields)
     for f in fields:
         if f.kind == "day":
             suffix = _case_like(_ordinal(new.day), f.suffix) if f.suffix else ""
-            values[id(f)] = _number_like(new.day, f.text) + suffix
+            values[id(f)] = _number_like(new.day, "00" if padded else f.text) + suffix
         elif f.kind == "month_num":
-            values[id(f)] = _number_like(new.month, f.text)
+            values[id(f)] = _number_like(new.month, "00" if padded else f.text)
         elif f.kind == "month_name":
-            values[id(f)] = _month_name(new.month - 1, f.text)
+            values[id(f)] = _month_name(new.month - 1, f.text, _is_abbreviated(text, f))
         elif f.kind == "year":
             values[id(f)] = ("'" if f.suffix == "'" else "") + _year_like(new.year, f.text)
         elif f.kind == "weekday":
