@@ -274,3 +274,20 @@ def test_key_file_round_trip_private_and_never_in_the_pipeline(tmp_path, monkeyp
         sanitize_file(tmp_path / "pipe", tmp_path / "in.jsonl", tmp_path / "out2.jsonl", key_file=tmp_path / "pipe" / "k.bin")
     with pytest.raises(ValueError, match="output file"):
         sanitize_file(nlp, tmp_path / "in.jsonl", tmp_path / "out2.jsonl", key_file=tmp_path / "out2.jsonl")
+
+
+@pytest.mark.parametrize(
+    "text,index,kept",
+    [
+        ("BP 157/89, TSH 4.44 at 07:19 in room 515.", [1, 4, 6, 9], True),
+        ("Call 555-1234 now", [1, 3], False),
+        ("ID 12345678 given", [1], False),
+    ],
+)
+def test_rare_measurements_kept_identifier_pieces_not(text, index, kept):
+    nlp = make_nlp(sources={"ents": "NER"})
+    doc = nlp.make_doc(text)
+    for i in index:
+        add_edit(doc, i, i + 1, "LOW_FREQ", "[LOW_FREQ]")
+    doc = nlp.get_pipe("phi_replacer")(doc)
+    assert (doc._.deid_text == text) is kept

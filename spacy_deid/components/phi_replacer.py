@@ -21,6 +21,7 @@ stored in the pipeline): names by patient (``patient_id`` of the record; the
 document without one; the corpus for clinicians), dates by patient, identifiers,
 contacts, places and organisations by the corpus.
 """
+import re
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
@@ -64,6 +65,7 @@ DEFAULT_CONFIG = {
     "priority": list(DEFAULT_PRIORITY),
     "rewrite_reasons": list(DEFAULT_REWRITE),
     "clinician_labels": list(CLINICIAN_LABELS),
+    "keep_measurements": True,
     "date_shift_min": -365,
     "date_shift_max": 365,
     "salt_env": SALT_ENV,
@@ -83,6 +85,7 @@ def make_phi_replacer(
     priority: List[str],
     rewrite_reasons: List[str],
     clinician_labels: List[str],
+    keep_measurements: bool,
     date_shift_min: int,
     date_shift_max: int,
     salt_env: str,
@@ -100,6 +103,7 @@ def make_phi_replacer(
         priority=priority,
         rewrite_reasons=rewrite_reasons,
         clinician_labels=clinician_labels,
+        keep_measurements=keep_measurements,
         date_shift_min=date_shift_min,
         date_shift_max=date_shift_max,
         salt_env=salt_env,
@@ -120,6 +124,10 @@ class PhiReplacer(Pipe):
     priority (List[str]): reasons, most specific first (breaks ties of equal length).
     rewrite_reasons (List[str]): upstream edit reasons re-written with the OTHER operator.
     clinician_labels (List[str]): name labels whose surrogates are consistent across the corpus.
+    keep_measurements (bool): keep a rare number that cannot be an identifier (a
+        decimal, ratio or time such as ``4.44``, ``157/89``, ``07:19``, or at most
+        four digits) where an upstream rarity edit covers it alone, with no digits
+        joined to it (a phone number split by the tokenizer stays edited).
     date_shift_min (int): smallest date shift in days.
     date_shift_max (int): largest date shift in days (0 is never used).
     salt_env (str): environment variable of the secret salt.
@@ -139,6 +147,7 @@ class PhiReplacer(Pipe):
         priority: Optional[List[str]] = None,
         rewrite_reasons: Optional[List[str]] = None,
         clinician_labels: Optional[List[str]] = None,
+        keep_measurements: bool = True,
         date_shift_min: int = -365,
         date_shift_max: int = 365,
         salt_env: str = SALT_ENV,
@@ -154,6 +163,7 @@ class PhiReplacer(Pipe):
         self.priority = list(DEFAULT_PRIORITY if priority is None else priority)
         self.rewrite_reasons = set(DEFAULT_REWRITE if rewrite_reasons is None else rewrite_reasons)
         self.clinician_labels = {l.upper() for l in (CLINICIAN_LABELS if clinician_labels is None else clinician_labels)}
+        self.keep_measurements = keep_measurements
         self.salt_env = salt_env
         self.key_env = key_env
         self.locale = locale
@@ -330,7 +340,10 @@ class PhiReplacer(Pipe):
                     # an entity that the label map or Safe Harbor says is not PHI
                     add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, method=KEEP)
                     continue
-                replacement, method = self._rewrite(piece.text)
+                if self.keep_measurements and end - start == 1 and _measurement(doc, start):
+                    replacement, method = None, KEEP
+                else:
+                    replacement, method = self._rewrite(piece.text)
                 if replacement is None:
                     add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, category="OTHER", method=KEEP)
                 else:
@@ -365,6 +378,30 @@ def _runs(covered: List[bool], start: int, end: int) -> List[Tuple[int, int]]:
         runs.append((i, j))
         i = j
     return runs
+
+
+_MEASUREMENT = re.compile(r"^(\d{1,4}|\d+(?:[.,:/]\d+)+)%?$")
+_JOINERS = {"-", "–", ".", "(", ")", "/", "#", "+"}
+
+
+def _measurement(doc: Doc, i: int) -> bool:
+    """Token ``i`` is a number that reads as a measurement, not part of an
+    identifier: measurement-shaped, and no digit token joined to it directly or
+    through ``-``, ``.``, ``(``... without a space (``555-1234`` is one number)."""
+    return bool(_MEASUREMENT.match(doc[i].text)) and not _joined_digits(doc, i, -1) and not _joined_digits(doc, i, 1)
+
+
+def _joined_digits(doc: Doc, i: int, step: int) -> bool:
+    j = i
+    while True:
+        left, right = (j - 1, j) if step < 0 else (j, j + 1)
+        if left < 0 or right >= len(doc) or doc[left].whitespace_:
+            return False
+        j += step
+        if any(c.isdigit() for c in doc[j].text):
+            return True
+        if doc[j].text not in _JOINERS:
+            return False
 
 
 def _after_title(span: Span) -> bool:
