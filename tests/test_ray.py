@@ -312,3 +312,27 @@ def test_init_on_ray_equals_local_init(tmp_path, ray_local, small_corpus, overri
         assert a[name] == b[name], f"{name} differs between the local and the Ray init"
     stats = json.loads((local / "frequency_masker" / "cfg").read_text())["stats"]
     assert stats["n_docs"] == 300 and stats["n_allowed"] > 0  # a real fit, not two empty ones
+
+
+@pytest.mark.slow
+def test_ray_operators_override_equals_local(tmp_path, ray_local, monkeypatch):
+    """`sanitize --engine ray --operators '*=mask'`: every actor applies the override."""
+    import json
+
+    import spacy
+
+    from spacy_deid.engines.ray import sanitize_file_ray
+
+    monkeypatch.setenv("SPACY_DEID_SALT", "ray-test")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("span_ruler", name="phi_ruler", config={"spans_key": "phi_patterns", "annotate_ents": False})
+    nlp.get_pipe("phi_ruler").add_patterns([{"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d+/\d+/\d{4}$"}}]}])
+    nlp.add_pipe("phi_replacer")
+    nlp.to_disk(tmp_path / "pipe")
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"id": str(i), "text": f"Seen on 3/{i % 28 + 1}/2019."}) + "\n" for i in range(40)))
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    sanitize_file(tmp_path / "pipe", inp, local, operators={"*": "mask"})
+    sanitize_file_ray(tmp_path / "pipe", inp, remote, num_workers=2, chunk_records=10, operators={"*": "mask"})
+    assert remote.read_bytes() == local.read_bytes()
+    assert all(json.loads(l)["deid_text"] == "Seen on [DATE]." for l in remote.open())

@@ -110,12 +110,10 @@ def init_cmd(
     if engine == "ray":
         from spacy_deid.engines.ray_stats import init_pipeline_ray
 
-        if ner is not None:
-            fatal("--ner is not available with --engine ray yet: init with --engine local")
-
         nlp = run_guarded(
             init_pipeline_ray, config_path, corpus, output_dir, overrides, address=address, num_workers=num_workers,
             num_gpus_per_worker=num_gpus_per_worker, chunk_records=chunk_records, code_path=code_path,
+            ner=None if ner is None else ner.resolve(),
         )
     else:
         from spacy_deid.engines.local import import_code
@@ -152,8 +150,8 @@ def sanitize_cmd(
     if engine not in ("local", "ray"):
         fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
     table = run_guarded(parse_operators, operators, user_errors=(ValueError,)) if operators else None
-    if engine == "ray" and (table or key_file):
-        fatal("--operators and --key-file are not available with --engine ray yet: use --engine local")
+    if engine == "ray" and key_file:
+        fatal("--key-file is not available with --engine ray: use --engine local")
     if engine == "ray":
         from spacy_deid.engines.ray import sanitize_file_ray
 
@@ -171,6 +169,7 @@ def sanitize_cmd(
             max_chars=max_chars,
             chunk_records=chunk_records,
             code_path=code_path,
+            operators=table,
         )
     else:
         run_guarded(import_code, code_path)

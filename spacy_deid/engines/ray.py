@@ -54,6 +54,7 @@ from spacy_deid.engines.local import (
     load_pipeline,
     process_lines,
     record_key,
+    set_operators,
 )
 
 RAY_INSTALL_HINT = "pip install 'spacy-deid[ray]'"
@@ -237,12 +238,15 @@ class SanitizeWorker:
         keep_text: bool = False,
         max_chars: int = DEFAULT_MAX_CHARS,
         piece_chars: Optional[int] = None,
+        operators: Optional[Dict[str, str]] = None,
     ):
         import_code(code_path)
         import spacy_deid  # noqa: F401  (registers our components and readers)
 
         # Ray sets CUDA_VISIBLE_DEVICES to the GPU(s) of this actor: it is GPU 0 here.
         self.nlp = load_pipeline(pipeline, gpu_id=0 if use_gpu else -1)
+        if operators:
+            set_operators(self.nlp, operators)
         self.batch_size = batch_size
         self.keep_text = keep_text
         self.max_chars = max_chars
@@ -448,6 +452,7 @@ def sanitize_file_ray(
     chunk_records: int = 1000,
     code_path: Optional[Union[str, Path]] = None,
     keep_shards: bool = False,
+    operators: Optional[Dict[str, str]] = None,
 ) -> SanitizeStats:
     """Sanitise ``input_path`` into ``output_path`` on Ray Data (module docstring).
 
@@ -468,6 +473,8 @@ def sanitize_file_ray(
     chunk_records (int): records per block (and per shard: the resume granularity).
     code_path (Optional[Union[str, Path]]): Python file with custom components,
         imported by every actor before loading the pipeline (spaCy's ``--code``).
+    operators (Optional[Dict[str, str]]): operator override of the pipeline's
+        phi_replacer, applied by every actor.
     keep_shards (bool): keep ``OUT.shards/`` after the merge.
     RETURNS (SanitizeStats): counts of the whole output (``n_resumed``: records
         taken from the shards of the interrupted run).
@@ -494,6 +501,8 @@ def sanitize_file_ray(
     timings: Dict[str, float] = {}
     t0 = time.perf_counter()
     options = {"pipeline": pipeline_arg, "keep_text": keep_text, "max_chars": max_chars, "piece_chars": piece_chars}
+    if operators:
+        options["operators"] = operators  # a resumed run must use the same operators
     manifest = _prepare_manifest(shard_dir, input_path, options, chunk_records, resume)
     chunks = [Chunk.from_list(c) for c in manifest["chunks"]]
     n_records = int(manifest["n_records"])
@@ -526,6 +535,7 @@ def sanitize_file_ray(
                         "keep_text": keep_text,
                         "max_chars": max_chars,
                         "piece_chars": piece_chars,
+                        "operators": operators,
                     },
                     batch_size=None,  # one block (= one chunk) per call
                     batch_format="numpy",

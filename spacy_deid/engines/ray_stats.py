@@ -331,6 +331,7 @@ def init_pipeline_ray(
     num_gpus_per_worker: float = 0.0,
     chunk_records: int = 1000,
     code_path: Optional[Union[str, Path]] = None,
+    ner: Optional[Union[str, Path]] = None,
 ) -> Language:
     """``pipeline.init_pipeline`` with the corpus statistics computed on Ray Data.
 
@@ -343,6 +344,8 @@ def init_pipeline_ray(
     num_gpus_per_worker (float): GPUs per actor (for an MLM upstream of the swapper).
     chunk_records (int): records per block.
     code_path (Optional[Union[str, Path]]): custom components file, imported by every actor.
+    ner (Optional[Union[str, Path]]): a trained pipeline whose tok2vec + ner go first
+        (readable from every node).
     RETURNS (Language): the fitted pipeline.
     """
     from spacy import util
@@ -356,7 +359,7 @@ def init_pipeline_ray(
     require_ray()
     import_code(code_path)
     code_arg = str(Path(code_path).resolve()) if code_path else None
-    config = load_config(config_path, corpus, overrides)
+    config = load_config(config_path, corpus, overrides, ner)
     nlp = util.load_model_from_config(config, auto_fill=True)
     sourced = get_sourced_components(config.interpolate())
     nlp._link_components()
