@@ -5,6 +5,9 @@ goes through a fitted pipeline; with ``--oracle`` the gold spans are given to it
 ``doc.ents`` (a perfect NER), so the numbers measure the replacement, not the
 detection. Measured:
 
+Gold labels are read through the default label map (``DATE_TIME`` is a date,
+``PERSON`` a name...).
+
 - ``dates.valid_same_format``: of the gold dates written as a full calendar day,
   the share replaced by a valid date in the same format (same separators, field
   order, month-name style and case);
@@ -32,6 +35,7 @@ import spacy
 from spacy.tokens import Doc
 
 import spacy_deid  # noqa: F401
+from spacy_deid.detect.labels import DEFAULT_LABEL_MAP
 from spacy_deid.edits import KEEP, resolve_edits
 from spacy_deid.surrogates.dates import parse_date
 
@@ -75,7 +79,8 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
         for span in rec.get("spans", []):
             seg = by_span.get((span["start"], span["end"]))
             original = rec["text"][span["start"] : span["end"]]
-            if span["label"] == "DATE":
+            category = DEFAULT_LABEL_MAP.get(span["label"])
+            if category == "DATE":
                 parsed = parse_date(original)
                 if parsed is None:
                     continue
@@ -85,9 +90,10 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
                     n_valid += 1
                     if not parsed[1] and not new[1]:
                         shifts[rec.get("patient_id") or rec["id"]].append((parsed[0], new[0]))
-            elif span["label"] in ("PATIENT", "DOCTOR") and seg is not None:
-                scope = "corpus" if span["label"] == "DOCTOR" else rec.get("patient_id") or rec["id"]
-                key = (span["label"], scope, original.lower())
+            elif category == "NAME" and seg is not None:
+                clinician = span["label"] in ("DOCTOR", "STAFF", "HCW")
+                scope = "corpus" if clinician else rec.get("patient_id") or rec["id"]
+                key = ("clinician" if clinician else "person", scope, original.lower())
                 names[key].add(seg.replacement.lower())
                 name_counts[key] += 1
     pairs = kept = 0
@@ -102,7 +108,7 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
             "names": sum(k[0] == label for k in repeated),
             "consistent": sum(k[0] == label and len(names[k]) == 1 for k in repeated),
         }
-        for label in ("PATIENT", "DOCTOR")
+        for label in ("person", "clinician")
     }
     return {
         "n_records": len(records),
