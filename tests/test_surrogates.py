@@ -164,3 +164,12 @@ def test_places_keep_their_kind_and_states_are_not_phi():
     street = places.location("12 Main Street", "corpus", "STREET")
     assert re.match(r"\d+ ", street) and street != "12 Main Street"
     assert places.location("Boston", "corpus", "CITY") == places.location("Boston", "corpus", "CITY") != "Boston"
+
+
+def test_addresses_are_replaced_part_by_part():
+    places = PlaceSurrogates(KEYER)
+    new = places.location("123 Main St, Boston, MA 02139", "corpus")
+    street, city, state_zip = new.split(", ")
+    assert re.match(r"\d+ ", street) and city != "Boston" and state_zip == "MA 02100"
+    assert places.location("Boston, MA", "corpus").endswith(", MA")
+    assert places.location("Texas, USA", "corpus") is None  # nothing below a state

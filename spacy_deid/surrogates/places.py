@@ -27,6 +27,7 @@ _STREET_RE = re.compile(
     r"pl|place|pkwy|parkway|ter|terrace|cir|circle|hwy|highway|sq|square)\b\.?"
 )
 _ZIP_RE = re.compile(r"^\s*\d{5}(?:-\d{4})?\s*$")
+_STATE_ZIP_RE = re.compile(r"^([A-Za-z][A-Za-z .]*?)(\s+)(\d{5}(?:-\d{4})?)$")
 
 
 @lru_cache(maxsize=4)
@@ -45,7 +46,8 @@ def _not_phi(locale: str) -> frozenset:
     for attr in ("states", "states_abbr", "countries"):
         for value in getattr(address, attr, ()) or ():
             words.add(str(value).lower())
-    words.update({"usa", "us", "u.s.", "u.s.a.", "united states", "america", "united states of america"})
+    words.update({"usa", "us", "u.s.", "u.s.a.", "united states", "america", "united states of america",
+                  "europe", "asia", "africa", "north america", "south america", "australia", "antarctica"})
     return frozenset(words)
 
 
@@ -81,7 +83,11 @@ class PlaceSurrogates:
         return "city"
 
     def location(self, text: str, scope: str, label: str = "") -> Optional[str]:
-        """The surrogate of a location; None when it is not PHI (a state, a country)."""
+        """The surrogate of a location; None when it is not PHI (a state, a country).
+        An address written in comma-separated parts ("12 Main St, Boston, MA 02139")
+        is replaced part by part: street, city, state kept, ZIP reduced."""
+        if "," in text.strip().strip(","):
+            return self._parts(text, scope)
         kind = self.kind_of_location(text, label)
         if kind == "zip":
             return zip_surrogate(text)
@@ -100,6 +106,24 @@ class PlaceSurrogates:
             if new.lower() != text.strip().lower():
                 return case_like(new, text, title=False)
         return same_shape(text, self.keyer, scope, "place")
+
+    def _parts(self, text: str, scope: str) -> Optional[str]:
+        pieces = re.split(r"(,\s*)", text)
+        out = []
+        changed = False
+        for piece in pieces:
+            core = piece.strip()
+            if not core or core.startswith(","):
+                out.append(piece)
+                continue
+            m = _STATE_ZIP_RE.match(core)
+            if m and m.group(1).lower() in _not_phi(self.locale):
+                new = f"{m.group(1)}{m.group(2)}{zip_surrogate(m.group(3))}"
+            else:
+                new = self.location(core, scope)
+            changed |= new is not None and new != core
+            out.append(piece if new is None else piece.replace(core, new))
+        return "".join(out) if changed else None
 
     def organization(self, text: str, scope: str, label: str = "") -> str:
         """The surrogate of an organisation: a hospital keeps its kind word."""
