@@ -228,12 +228,15 @@ class PhiReplacer(Pipe):
 
     # -- scopes
 
-    def _scopes(self, doc: Doc) -> Tuple[str, str]:
+    def patient_scope(self, doc: Doc) -> str:
+        """The scope of a document's patient: its record's ``patient_id``, else the
+        record's ``id``, else (a Doc made without a record) a keyed hash of its text."""
         record = doc._.deid_record or {}
-        doc_scope = f"doc:{record['id']}" if record.get("id") is not None else f"text:{self.keyer.hexdigest(doc.text)}"
         if record.get("patient_id") is not None:
-            return f"patient:{record['patient_id']}", doc_scope
-        return doc_scope, doc_scope
+            return f"patient:{record['patient_id']}"
+        if record.get("id") is not None:
+            return f"doc:{record['id']}"
+        return f"text:{self.keyer.hexdigest(doc.text)}"
 
     # -- replacement
 
@@ -252,8 +255,10 @@ class PhiReplacer(Pipe):
             shifted = self.dates.shift(text, patient_scope)
             if shifted.action == "keep":
                 return None, KEEP
-        if category == "LOCATION" and self.places.kind_of_location(text, label) == "state":
-            return None, KEEP
+        if category == "LOCATION":
+            new_place = self.places.location(text, "corpus", label)
+            if new_place is None:  # a state, a country
+                return None, KEEP
         if op not in ("surrogate", "shift"):
             return self._plain(op, text, category)
         if category == "DATE":
@@ -266,7 +271,7 @@ class PhiReplacer(Pipe):
             clinician = label in self.clinician_labels or _after_title(span)
             return self.names.replace(text, "corpus" if clinician else patient_scope), "SURROGATE"
         if category == "LOCATION":
-            return self.places.location(text, "corpus", label), "SURROGATE"
+            return new_place, "SURROGATE"
         if category == "ORGANIZATION":
             return self.places.organization(text, "corpus", label), "SURROGATE"
         if category == "CONTACT":
@@ -319,7 +324,7 @@ class PhiReplacer(Pipe):
         for span in upstream:
             for i in range(span.start, span.end):
                 edited[i] = True
-        patient_scope, _ = self._scopes(doc)
+        patient_scope = self.patient_scope(doc)
         covered = [False] * len(doc)
         for span, reason, category in self.detections(doc):
             for i in range(span.start, span.end):
