@@ -220,15 +220,107 @@ def test_component_edits(mlm_dir, texts):
         assert doc._.deid_text != doc.text
 
 
-def test_keep_shape(mlm_dir, texts):
-    from spacy_deid.components.mlm_resampler import coarse_shape
+def test_faithful_candidate_rules():
+    from spacy_deid.components.mlm_resampler import coarse_shape, digit_shape, faithful, inflection
 
     assert [coarse_shape(w) for w in ("Smith", "12/03", "--", "3rd")] == ["word", "number", "punct", "word"]
-    nlp = make_nlp(mlm_dir, keep_shape=True)
-    edits = [e for d in nlp.pipe(texts[:3]) for e in get_edits(d)]
-    assert any(coarse_shape(e.text) == "number" for e in edits)
+    assert [inflection(w) for w in ("swelling", "noted", "lesions", "mass", "sinus", "diagnosis", "pain", "ring")] == [
+        "ing", "ed", "s", "", "", "", "", ""]
+    assert digit_shape("12/03") == "dd/dd"
+    stops = {"the", "and", "of"}
+    assert faithful("pain", "ache", stops)
+    assert not faithful("pain", ",", stops)  # never punctuation for a word
+    assert not faithful("pain", "the", stops)  # never a stop word for a content word
+    assert faithful("the", "and", stops)  # a stop word (forced upstream) may become another
+    assert not faithful("pain", "120", stops)
+    assert faithful("120", "135", stops) and not faithful("120", "13", stops) and not faithful("120", "1200", stops)
+    assert faithful("1.5", "2.0", stops) and not faithful("1.5", "15", stops)
+    assert not faithful("lesions", "mass", stops) and faithful("lesions", "nodules", stops)
+    assert not faithful("swelling", "swollen", stops) and faithful("noted", "observed", stops)
+    assert faithful("swelling", "pain", stops, keep_inflection=False)
+
+
+def test_keep_shape(mlm_dir, texts):
+    from spacy_deid.components.mlm_resampler import faithful
+
+    nlp = make_nlp(mlm_dir, n_candidates=6)
+    stops = nlp.get_pipe("mlm_resampler").stop_words
+    edits = [e for d in nlp.pipe(texts[:4]) for e in get_edits(d)]
+    assert len(edits) > 20
     for e in edits:
-        assert all(coarse_shape(c) == coarse_shape(e.text) for c in e._.deid_audit["candidates"])
+        assert all(faithful(e.text, c, stops) for c in e._.deid_audit["candidates"])
+    loose = make_nlp(mlm_dir, n_candidates=6, keep_shape=False)
+    cands = [(e.text, c) for d in loose.pipe(texts[:4]) for e in get_edits(d) for c in e._.deid_audit["candidates"]]
+    assert any(not faithful(t, c, stops) for t, c in cands)  # the tiny model does break the rules
+
+
+def test_a_word_is_never_replaced_by_punctuation_or_a_stop_word(mlm_dir, texts):
+    """The model's favourite is rigged to be a comma, then a stop word: neither is
+    ever emitted for a content word."""
+    for word in (",", "the"):
+        nlp = make_nlp(mlm_dir, n_candidates=4)
+        rig(nlp, word)
+        edits = [e for d in nlp.pipe(texts[:3]) for e in get_edits(d)]
+        assert edits
+        for e in edits:
+            assert all(c.casefold() != word for c in e._.deid_audit["candidates"])
+            assert any(ch.isalnum() for ch in e._.deid_replacement)
+        loose = make_nlp(mlm_dir, n_candidates=4, keep_shape=False)
+        rig(loose, word)
+        firsts = [e._.deid_replacement.casefold() for d in loose.pipe(texts[:3]) for e in get_edits(d)]
+        assert sum(f == word for f in firsts) / len(firsts) > 0.9  # the rig works
+
+
+def test_cap_is_a_share_of_maskable_content_words(mlm_dir, texts):
+    from spacy_deid.components.mlm_resampler import doc_rngs
+
+    for fraction in (0.2, 0.5):
+        nlp = make_nlp(mlm_dir, max_mask_fraction=fraction)
+        comp = nlp.get_pipe("mlm_resampler")
+        for text in texts[:4]:
+            doc = nlp.make_doc(text)
+            masked, forced = comp.plan(doc, doc_rngs(0, doc)[0])
+            content = [not (t.is_stop or t.is_punct or t.is_space) for t in doc]
+            assert sum(masked) == int(fraction * sum(content) + 1e-9)
+            assert not any(m and not c for m, c in zip(masked, content))  # stop words, punctuation: protected
+    nlp = make_nlp(mlm_dir, max_mask_fraction=0.5, mask_fraction_of="tokens")
+    doc = nlp.make_doc(texts[0])
+    masked, _ = nlp.get_pipe("mlm_resampler").plan(doc, doc_rngs(0, doc)[0])
+    n_content = sum(1 for t in doc if not (t.is_stop or t.is_punct or t.is_space))
+    assert sum(masked) == min(n_content, int(0.5 * sum(1 for t in doc if not t.is_space)))
+    with pytest.raises(ValueError, match="mask_fraction_of"):
+        make_nlp(mlm_dir, mask_fraction_of="words")
+
+
+def test_cap_base_counts_only_its_tokens():
+    n = 10
+    base = flags(n, range(0, n, 2))  # 5 tokens count: the cap of 0.4 is 2 of them
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), SeqRng(0.0), cap_base=base,
+                             max_mask_fraction=0.4)
+    assert sum(m and b for m, b in zip(masked, base)) == 2 and masked[:3] == [True] * 3
+
+
+def test_phi_replaced_upstream_keeps_its_replacement(mlm_dir):
+    """Edits of a kept category (PHI already replaced by its operator) are masked
+    in the model input but not resampled; rare words (category OTHER) are."""
+
+    @Language.component("test_phi_and_rare")
+    def mark(doc):
+        add_edit(doc, 2, 4, "NER", "Anna Berg", category="NAME", method="SURROGATE")
+        add_edit(doc, 6, 7, LOW_FREQ, "[OTHER]", category="OTHER", method="MASK")
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_phi_and_rare")
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir), "max_mask_fraction": 0.0,
+                                          "keep_upstream_categories": ["NAME", "DATE"]})
+    nlp.initialize()
+    doc = nlp("Seen by Zyxwell Qorbin today with zorbitol for the usual review of the chart")
+    assert {e.start for e in get_edits(doc) if e.label_ == MLM} == {6}
+    assert "Anna Berg" in doc._.deid_text and "[OTHER]" not in doc._.deid_text
+    assert "Zyxwell" not in doc._.deid_text and "zorbitol" not in doc._.deid_text
+    mlm = [e for e in get_edits(doc) if e.label_ == MLM]
+    assert mlm[0]._.deid_method == "RESAMPLE"
 
 
 def test_upstream_edits_and_entities_are_resampled(mlm_dir):
@@ -267,7 +359,15 @@ def test_privacy_filter_with_rigged_model(mlm_dir, texts):
     nlp = make_nlp(mlm_dir, n_candidates=4)
     rig(nlp, word)
     docs = list(nlp.pipe(texts[:3]))
-    firsts = [e._.deid_replacement.casefold() for d in docs for e in get_edits(d) if e.text.casefold() != word]
+    from spacy_deid.components.mlm_resampler import faithful
+
+    stops = nlp.get_pipe("mlm_resampler").stop_words
+    firsts = [
+        e._.deid_replacement.casefold()
+        for d in docs
+        for e in get_edits(d)
+        if e.text.casefold() != word and faithful(e.text, word, stops)
+    ]
     assert firsts and sum(f == word for f in firsts) / len(firsts) > 0.9  # the rig works
 
     class Frequency:
@@ -413,3 +513,25 @@ def test_gpu_matches_cpu_masks(mlm_dir, texts):
         set_current_ops(NumpyOps())
     c = [edits_of(d) for d in make_nlp(mlm_dir, seed=2, device="cpu").pipe(texts[:3])]
     assert [[e[:2] for e in d] for d in g] == [[e[:2] for e in d] for d in c]
+
+
+def test_term_list_files(mlm_dir, tmp_path):
+    from spacy_deid.components.mlm_resampler import doc_rngs, read_terms
+
+    shipped = read_terms("mlm_focus_terms.txt")
+    assert "wife" in shipped and not any(t.startswith("#") for t in shipped)
+    assert "history" in read_terms("mlm_protected_terms.txt") and read_terms(None) == []
+    focus = tmp_path / "focus.txt"
+    focus.write_text("# comment\nfever\ndry cough  # trailing comment\n")
+    assert read_terms(str(focus)) == ["fever", "dry cough"]
+    text = "Fever and dry cough noted with fatigue, nausea, headache, rash, fever and mild chest pain"
+    nlp = make_nlp(mlm_dir, focus_terms_file=str(focus), protected_terms_file="mlm_protected_terms.txt",
+                   max_mask_fraction=0.3, p_w=0.0)  # p_w = 0: a focus term is masked at once
+    comp = nlp.get_pipe("mlm_resampler")
+    doc = nlp.make_doc(text + ". History: plan reviewed.")
+    masked, _ = comp.plan(doc, doc_rngs(0, doc)[0])
+    words = [t.lower_ for t, m in zip(doc, masked) if m]
+    assert {"fever", "dry", "cough"} <= set(words)  # the focus terms take the cap first
+    assert not {"history", "plan", "chest"} & set(words)  # protected terms
+    with pytest.raises(FileNotFoundError):
+        make_nlp(mlm_dir, focus_terms_file=str(tmp_path / "none.txt"))

@@ -177,3 +177,79 @@ def test_gold_phi_spans_are_hidden_from_pretraining():
     hidden, plain = list(masked_texts(recs, nlp))
     assert "Quillfeather" not in hidden and "Seen by Dr" in hidden
     assert plain == text
+
+
+# --------------------------------------------------------------------------- whole-word masking and metrics
+
+
+@pytest.fixture(scope="module")
+def tok(small_records):
+    from spacy_deid.train.pretrain import train_tokenizer
+
+    return train_tokenizer([r["text"] for r in small_records[:80]], 700, 2, True, 64)
+
+
+def test_whole_word_masking_is_one_mask_per_word(tok):
+    from spacy_deid.train.pretrain import (
+        CONTENT_MULTI, CONTENT_SINGLE, NOT_MASKED, OTHER_MASKED, mask_whole_words, vocab_tables, word_layout,
+    )
+
+    tables = vocab_tables(tok)
+    # three one-piece content words of the trained vocabulary
+    one = [t for t in sorted(tok.get_vocab()) if t.isalpha() and len(t) > 3 and not tables["stop"][tok.convert_tokens_to_ids(t)]]
+    words = ["the", one[0], "was", "zzqx", one[1], ",", "and", one[2]]
+    pieces = [len(tok(w, add_special_tokens=False)["input_ids"]) for w in words]
+    ids = [tok.cls_token_id]
+    for w in words:
+        ids.extend(tok(w, add_special_tokens=False)["input_ids"])
+    ids.append(tok.sep_token_id)
+    assert pieces[3] > 1 and pieces[1] == pieces[4] == pieces[7] == 1  # an unseen word has several pieces
+    block = numpy.array([ids + [tok.pad_token_id] * 4])
+    special = tok.all_special_ids
+    start, content, n_pieces, _, _ = word_layout(block, tables, special)
+    assert int(start.sum()) == len(words)
+    assert content[0][start[0]].tolist() == [False, True, False, True, True, False, False, True]
+    inputs, labels, kinds = mask_whole_words(block, tables, special, tok.mask_token_id, tok.pad_token_id, 1.0, 0.0,
+                                             numpy.random.default_rng(0))
+    row = inputs[0]
+    # every content word is one [MASK]; the word of several pieces lost its other pieces
+    assert int((row == tok.mask_token_id).sum()) == 4
+    assert int((row != tok.pad_token_id).sum()) == len(ids) - (pieces[3] - 1)
+    assert set(kinds[0][row == tok.mask_token_id].tolist()) == {CONTENT_SINGLE, CONTENT_MULTI}
+    assert int((kinds[0] == CONTENT_MULTI).sum()) == 1
+    scored = labels[0] != -100
+    assert int(scored.sum()) == 3 and (kinds[0][scored] == CONTENT_SINGLE).all()  # several pieces: no label
+    assert (kinds[0][row != tok.mask_token_id] == NOT_MASKED).all()
+    _, _, kinds = mask_whole_words(block, tables, special, tok.mask_token_id, tok.pad_token_id, 0.0, 1.0,
+                                   numpy.random.default_rng(0))
+    assert int((kinds[0] == OTHER_MASKED).sum()) == 4  # the, was, ",", and
+
+
+def test_linear_schedule_horizon_moves():
+    from spacy_deid.train.pretrain import LinearSchedule
+
+    s = LinearSchedule(10, 110)
+    assert s(0) == 0 and s(5) == 0.5 and s(10) == 1.0 and s(60) == 0.5 and s(110) == 0.0
+    s.horizon = 60
+    assert s(35) == 0.5 and s(60) == 0.0
+
+
+def test_metrics_report_content_words_and_pseudo_perplexity(trained):
+    _, metrics = trained
+    content = metrics["heldout_content"]
+    assert content["n_masked"] > 0 and 0 < content["one_piece_share"] <= 1
+    assert 0 <= content["top1"] <= content["top5"] <= 1 and content["perplexity"] > 1
+    assert 0 <= content["unigram"]["top1"] <= content["unigram"]["top5"] <= 1
+    pp = metrics["heldout_pseudo_perplexity"]
+    assert pp["n_positions"] > 0 and pp["pseudo_perplexity"] > 1 and pp["unigram_perplexity"] > 1
+    assert metrics["masking"] == "whole_word" and not metrics["stopped_by_budget"]
+
+
+def test_time_budget_stops_training(tmp_path, small_corpus):
+    cfg = {**TINY, "training": {**TINY["training"], "max_steps": 100000, "checkpoint_every": 0}}
+    metrics = pretrain_mlm(small_corpus, tmp_path / "b", cfg, no_mask=True, show_progress=False, max_minutes=0.05)
+    assert metrics["stopped_by_budget"] and 0 < metrics["steps"] < 100000
+    assert metrics["train_seconds_this_run"] < 3 * 60 * 0.05 + 2
+    assert (tmp_path / "b" / "model.safetensors").exists()
+    with pytest.raises(FatalError, match="masking"):
+        pretrain_mlm(small_corpus, tmp_path / "x", {"training": {"masking": "span"}}, no_mask=True)

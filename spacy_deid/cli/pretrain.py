@@ -20,6 +20,12 @@ def pretrain_cmd(
         None, "--config", help="Hyperparameters (.cfg), a file or a shipped name: pretrain_cpu, pretrain_gpu"
     ),
     max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Training steps (overrides training.max_steps)"),
+    max_minutes: Optional[float] = typer.Option(
+        None,
+        "--max-minutes",
+        help="Wall-clock budget of the training loop in minutes (overrides training.max_minutes; 0: none); "
+        "training stops at --max-steps or at the budget, whichever comes first",
+    ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (overrides training.seed)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
     resume: bool = typer.Option(False, "--resume", help="Continue from OUT_DIR/checkpoint"),
@@ -73,6 +79,7 @@ def pretrain_cmd(
         out_dir,
         config,
         max_steps=max_steps,
+        max_minutes=max_minutes,
         seed=seed,
         device=device,
         resume=resume,
@@ -87,10 +94,13 @@ def pretrain_cmd(
         msg.warn(f"Stopped at step {metrics['steps_done']} of {metrics['steps']}; continue with --resume")
         return
     held = metrics.get("heldout") or {}
-    if held:
+    content = metrics.get("heldout_content") or {}
+    if held and content:
         msg.good(
-            f"Saved to {out_dir}: held-out masked-token top-1 {held['top1']:.3f}, top-5 {held['top5']:.3f}, "
-            f"perplexity {held['perplexity']:.1f} ({metrics['tokens_per_second']} tokens/s)"
+            f"Saved to {out_dir} after {metrics['steps']} steps: held-out content-word top-1 {content['top1']:.3f} "
+            f"(unigram {content['unigram']['top1']:.3f}), top-5 {content['top5']:.3f}; all masked tokens top-1 "
+            f"{held['top1']:.3f}; pseudo-perplexity {metrics['heldout_pseudo_perplexity']['pseudo_perplexity']:.1f} "
+            f"({metrics['tokens_per_second']} tokens/s)"
         )
     else:
         msg.good(f"Saved to {out_dir} (no held-out notes to evaluate)")

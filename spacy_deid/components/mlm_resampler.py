@@ -42,10 +42,16 @@ Reject = Callable[[str], bool]
 RngLike = Union[numpy.random.Generator, Sequence[numpy.random.Generator], None]
 
 MODEL_DIR = "model"
-# Tokens tried after the top_k ones, in rank order, when none of the top_k passes.
-FALLBACK_TOKENS = 50
+# Tokens tried after the top_k ones, in rank order, when none of the top_k passes
+# (the shape, stop-word and inflection rules can reject most of the top_k).
+FALLBACK_TOKENS = 200
 # Model files written by save_pretrained that to_bytes packs (no checkpoints, no data).
 _MODEL_FILE_SUFFIXES = (".json", ".txt", ".safetensors", ".model")
+
+# What the cap ``max_mask_fraction`` is a share of: the maskable content words
+# (tokens neither protected nor stop word/punctuation/whitespace, plus forced
+# tokens), or every non-whitespace token (the seed's T).
+MASK_FRACTION_OF = ("content", "tokens")
 
 DEFAULT_CONFIG: Dict[str, Any] = {
     "model": None,
@@ -55,13 +61,17 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "coef_step": 0.05,
     "coef_min": 0.05,
     "max_mask_fraction": 0.5,
+    "mask_fraction_of": "content",
     "max_passes": 100,
     "protected_terms": [],
+    "protected_terms_file": None,
     "protect_stop_words": True,
     "protect_punct": True,
     "focus_terms": [],
+    "focus_terms_file": None,
     "resample_upstream": True,
     "resample_ents": True,
+    "keep_upstream_categories": [],
     "n_candidates": 8,
     "temperature": 1.0,
     "top_k": 50,
@@ -70,7 +80,8 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "window_size": 128,
     "context": 32,
     "match_case": True,
-    "keep_shape": False,
+    "keep_shape": True,
+    "keep_inflection": True,
     "device": None,
 }
 
@@ -99,6 +110,7 @@ def datasifter_mask(
     forced: Sequence[bool],
     rng: numpy.random.Generator,
     *,
+    cap_base: Optional[Sequence[bool]] = None,
     p_w: float = 0.5,
     p_n: float = 0.75,
     coef_start: float = 1.2,
@@ -117,13 +129,17 @@ def datasifter_mask(
     token masked earlier (or forced) counts as a mask for the spreading rule.
 
     Differences from the seed, on purpose: masking stops as soon as
-    ``floor(max_mask_fraction * T)`` tokens are masked (the seed finishes the pass
-    and can overshoot), and passes stop when no token is eligible any more (the
-    seed's ``while`` never ends when too few tokens can be masked); ``max_passes``
-    is a last bound. Forced tokens (edited upstream) are always masked and count
-    towards the cap, but are never un-masked by it.
+    ``floor(max_mask_fraction * T)`` tokens of ``cap_base`` are masked (the seed
+    finishes the pass and can overshoot), and passes stop when no token is
+    eligible any more (the seed's ``while`` never ends when too few tokens can be
+    masked); ``max_passes`` is a last bound. Forced tokens (edited upstream) are
+    always masked and count towards the cap, but are never un-masked by it.
 
-    countable (Sequence[bool]): tokens that are part of T (whitespace is not).
+    countable (Sequence[bool]): tokens the schedule walks over (whitespace is not).
+    cap_base (Optional[Sequence[bool]]): the tokens T of the cap, and the only
+        masks that count towards it (the resampler passes the maskable content
+        words, so the cap is a share of the words that can be resampled); None:
+        the countable tokens.
     protected (Sequence[bool]): never masked by the schedule (p = 0).
     focus (Sequence[bool]): focus terms (p = 1 - p_w * coef).
     forced (Sequence[bool]): always masked.
@@ -132,9 +148,10 @@ def datasifter_mask(
     """
     n = len(countable)
     masked = [bool(forced[i]) for i in range(n)]
-    total = sum(1 for c in countable if c)
+    base = countable if cap_base is None else cap_base
+    total = sum(1 for c in base if c)
     cap = int(math.floor(max_mask_fraction * total + 1e-9))
-    n_masked = sum(1 for i in range(n) if masked[i] and countable[i])
+    n_masked = sum(1 for i in range(n) if masked[i] and base[i])
     coef = coef_start
     # Tokens that can ever be masked: p at the lowest coef is the highest p.
     can_mask = {
@@ -154,7 +171,7 @@ def datasifter_mask(
             p = 0.0 if protected[i] else mask_probability(coef, bool(focus[i]), p_w, p_n)
             if p > 0.0 and rng.random() < p:
                 masked[i] = True
-                n_masked += 1
+                n_masked += bool(base[i])
                 n_eligible -= 1
                 coef = coef_start
                 if n_masked >= cap:
@@ -171,6 +188,66 @@ def coarse_shape(text: str) -> str:
     if any(c.isdigit() for c in text):
         return "number"
     return "punct"
+
+
+def inflection(word: str) -> str:
+    """The inflection the suffix of ``word`` tells: "ing", "ed", "s" or "".
+
+    Only suffixes that say something are read: "-ing" on 5+ letters, "-ed" on 4+,
+    "-s" on 4+ letters but not "-ss", "-us", "-is" (mass, sinus, diagnosis).
+    """
+    w = word.lower()
+    if len(w) >= 5 and w.endswith("ing"):
+        return "ing"
+    if len(w) >= 4 and w.endswith("ed"):
+        return "ed"
+    if len(w) >= 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return "s"
+    return ""
+
+
+def digit_shape(text: str) -> str:
+    """``text`` with every digit written as "d" (same digit count and separators)."""
+    return "".join("d" if c.isdigit() else c for c in text)
+
+
+def faithful(
+    original: str, candidate: str, stop_words: Iterable[str] = (), keep_inflection: bool = True
+) -> bool:
+    """Whether ``candidate`` may replace ``original`` (a masked token).
+
+    Same coarse shape (``coarse_shape``): a word only by a word, a number only by a
+    number of the same ``digit_shape`` (so the same digit count), never a word by
+    punctuation; a content word (not in ``stop_words``, lower-cased) never by a
+    stop word; with ``keep_inflection``, a word only by a word of the same
+    ``inflection`` (-s, -ed, -ing or none).
+    """
+    shape = coarse_shape(original)
+    if coarse_shape(candidate) != shape:
+        return False
+    if shape == "number":
+        return digit_shape(candidate) == digit_shape(original)
+    if shape == "word":
+        if candidate.lower() in stop_words and original.lower() not in stop_words:
+            return False
+        if keep_inflection and inflection(candidate) != inflection(original):
+            return False
+    return True
+
+
+def read_terms(name_or_path: Optional[str]) -> List[str]:
+    """The terms of a term-list file (a shipped asset's name or a path): one term or
+    phrase per line, '#' starts a comment. None: no terms."""
+    if not name_or_path:
+        return []
+    from spacy_deid.resources import asset_path
+
+    terms = []
+    for line in asset_path(name_or_path).read_text(encoding="utf8").splitlines():
+        term = line.split("#", 1)[0].strip()
+        if term:
+            terms.append(term)
+    return terms
 
 
 # ---------------------------------------------------------------------------
@@ -535,6 +612,8 @@ class MLMSampler:
         reject: Union[Reject, Sequence[Optional[Reject]], None] = None,
         match_case: bool = True,
         keep_shape: bool = False,
+        keep_inflection: bool = False,
+        stop_words: Iterable[str] = (),
     ) -> List[List[List[str]]]:
         """Sample replacement words for target tokens of many documents.
 
@@ -564,8 +643,11 @@ class MLMSampler:
             privacy filter, one for all docs or one per doc.
         match_case (bool): with a lower-casing tokenizer, give a candidate the
             original's case pattern (Title, UPPER).
-        keep_shape (bool): only words of the original's coarse shape
-            (``coarse_shape``: word, number or punctuation).
+        keep_shape (bool): only faithful candidates (``faithful``): the original's
+            coarse shape, a number's digit shape, no stop word for a content word.
+        keep_inflection (bool): with ``keep_shape``, also the original's
+            inflection (``inflection``: -s, -ed, -ing or none).
+        stop_words (Iterable[str]): the stop words of the ``keep_shape`` rule.
         RETURNS (List[List[List[str]]]): per doc, per target, the ranked candidates.
         """
         if len(targets) != len(docs):
@@ -585,6 +667,7 @@ class MLMSampler:
         keep = min(self.n_allowed, top_k + FALLBACK_TOKENS)
         index, top_vals, top_ids = self._topk_at_masks(docs, targets, keep)
         vocab = self.vocab
+        stops = frozenset(w.lower() for w in stop_words)
         out: List[List[List[str]]] = []
         for di, (doc, tgt) in enumerate(zip(docs, targets)):
             r, rej = rngs[di], rejects[di]
@@ -605,7 +688,6 @@ class MLMSampler:
                 k += 1
                 original = doc[t].text
                 orig_key = original.casefold()
-                orig_shape = coarse_shape(original) if keep_shape else None
                 vals, ids = top_vals[m], top_ids[m]
                 ranked = ranks[k] if temperature > 0 else numpy.arange(top_k)
                 chosen: List[str] = []
@@ -621,7 +703,7 @@ class MLMSampler:
                         if key in seen:
                             continue
                         seen.add(key)
-                        if orig_shape is not None and coarse_shape(word) != orig_shape:
+                        if keep_shape and not faithful(original, word, stops, keep_inflection):
                             continue
                         if rej is not None and rej(word):
                             continue
@@ -676,13 +758,17 @@ def make_mlm_resampler(
     coef_step: float,
     coef_min: float,
     max_mask_fraction: float,
+    mask_fraction_of: str,
     max_passes: int,
     protected_terms: List[str],
+    protected_terms_file: Optional[str],
     protect_stop_words: bool,
     protect_punct: bool,
     focus_terms: List[str],
+    focus_terms_file: Optional[str],
     resample_upstream: bool,
     resample_ents: bool,
+    keep_upstream_categories: List[str],
     n_candidates: int,
     temperature: float,
     top_k: int,
@@ -692,6 +778,7 @@ def make_mlm_resampler(
     context: int,
     match_case: bool,
     keep_shape: bool,
+    keep_inflection: bool,
     device: Optional[str],
 ) -> "MLMResampler":
     """Create the mlm_resampler (see ``MLMResampler`` and the README section "mlm_resampler")."""
@@ -706,13 +793,17 @@ def make_mlm_resampler(
         coef_step=coef_step,
         coef_min=coef_min,
         max_mask_fraction=max_mask_fraction,
+        mask_fraction_of=mask_fraction_of,
         max_passes=max_passes,
         protected_terms=protected_terms,
+        protected_terms_file=protected_terms_file,
         protect_stop_words=protect_stop_words,
         protect_punct=protect_punct,
         focus_terms=focus_terms,
+        focus_terms_file=focus_terms_file,
         resample_upstream=resample_upstream,
         resample_ents=resample_ents,
+        keep_upstream_categories=keep_upstream_categories,
         n_candidates=n_candidates,
         temperature=temperature,
         top_k=top_k,
@@ -722,6 +813,7 @@ def make_mlm_resampler(
         context=context,
         match_case=match_case,
         keep_shape=keep_shape,
+        keep_inflection=keep_inflection,
         device=device,
     )
 
@@ -751,13 +843,17 @@ class MLMResampler(Pipe):
         coef_step: float = 0.05,
         coef_min: float = 0.05,
         max_mask_fraction: float = 0.5,
+        mask_fraction_of: str = "content",
         max_passes: int = 100,
         protected_terms: Iterable[str] = (),
+        protected_terms_file: Optional[str] = None,
         protect_stop_words: bool = True,
         protect_punct: bool = True,
         focus_terms: Iterable[str] = (),
+        focus_terms_file: Optional[str] = None,
         resample_upstream: bool = True,
         resample_ents: bool = True,
+        keep_upstream_categories: Iterable[str] = (),
         n_candidates: int = 8,
         temperature: float = 1.0,
         top_k: int = 50,
@@ -766,11 +862,16 @@ class MLMResampler(Pipe):
         window_size: int = 128,
         context: int = 32,
         match_case: bool = True,
-        keep_shape: bool = False,
+        keep_shape: bool = True,
+        keep_inflection: bool = True,
         device: Optional[str] = None,
     ):
         if not 0.0 <= max_mask_fraction <= 1.0:
             raise ValueError(f"[{name}] max_mask_fraction must be in [0, 1], got {max_mask_fraction}")
+        if mask_fraction_of not in MASK_FRACTION_OF:
+            raise ValueError(
+                f"[{name}] mask_fraction_of must be one of {', '.join(MASK_FRACTION_OF)}, got {mask_fraction_of!r}"
+            )
         if n_candidates < 1:
             raise ValueError(f"[{name}] n_candidates must be >= 1, got {n_candidates}")
         if coef_step < 0 or coef_min < 0:
@@ -787,12 +888,14 @@ class MLMResampler(Pipe):
             max_mask_fraction=max_mask_fraction,
             max_passes=max_passes,
         )
-        self.protected_terms = list(protected_terms or [])
-        self.focus_terms = list(focus_terms or [])
+        self.mask_fraction_of = mask_fraction_of
+        self.protected_terms = list(protected_terms or []) + read_terms(protected_terms_file)
+        self.focus_terms = list(focus_terms or []) + read_terms(focus_terms_file)
         self.protect_stop_words = protect_stop_words
         self.protect_punct = protect_punct
         self.resample_upstream = resample_upstream
         self.resample_ents = resample_ents
+        self.keep_upstream_categories = set(keep_upstream_categories or ())
         self.n_candidates = n_candidates
         self.temperature = temperature
         self.top_k = top_k
@@ -802,12 +905,14 @@ class MLMResampler(Pipe):
         self.context = context
         self.match_case = match_case
         self.keep_shape = keep_shape
+        self.keep_inflection = keep_inflection
         self.device = device
         self._nlp_ref = weakref.ref(nlp) if nlp is not None else None
         self._sampler: Optional[MLMSampler] = None
         self._bundled: Optional[Path] = None  # model dir of a loaded pipeline (from_disk)
         self._matchers: Optional[Tuple[Any, Any]] = None
         self._filters: Optional[Tuple[Any, List[Callable[[str], bool]]]] = None
+        self._stop_words: Optional[frozenset] = None
 
     # -- model
 
@@ -859,6 +964,19 @@ class MLMResampler(Pipe):
         self._matchers = None
         self._filters = None
         _ = self.sampler
+
+    @property
+    def stop_words(self) -> frozenset:
+        """The stop words of the pipeline's language (the ``keep_shape`` rule)."""
+        if self._stop_words is None:
+            from spacy.util import get_lang_class
+
+            try:
+                words = get_lang_class(self.vocab.lang or "en").Defaults.stop_words
+            except Exception:  # a language spaCy does not know: its lexemes' flags
+                words = {lex.text for lex in self.vocab if lex.is_stop}
+            self._stop_words = frozenset(w.lower() for w in words)
+        return self._stop_words
 
     # -- term lists and the privacy filter
 
@@ -939,13 +1057,22 @@ class MLMResampler(Pipe):
 
         RETURNS (Tuple[List[bool], List[bool]]): (masked, forced) per token.
         """
+        return self._plan(doc, rng)[:2]
+
+    def _plan(self, doc: Doc, rng: numpy.random.Generator) -> Tuple[List[bool], List[bool], List[bool]]:
+        """(masked, forced, kept) per token; ``kept``: forced tokens whose latest
+        upstream edit has a category of ``keep_upstream_categories`` (masked in the
+        model's input, not resampled: that edit's replacement stays)."""
         n = len(doc)
         forced = [False] * n
+        kept = [False] * n
         if self.resample_upstream:
-            for span in get_edits(doc):
+            for span in get_edits(doc):  # in order: the latest edit of a token wins
                 if span.label_ != MLM:
+                    keep = span._.deid_category in self.keep_upstream_categories
                     for i in range(span.start, span.end):
                         forced[i] = True
+                        kept[i] = keep
         if self.resample_ents:
             for ent in doc.ents:
                 for i in range(ent.start, ent.end):
@@ -966,8 +1093,11 @@ class MLMResampler(Pipe):
             for i in range(s, e):
                 focus[i] = True
         countable = (~attrs[:, 2]).tolist()
-        masked = datasifter_mask(countable, protected, focus, forced, rng, **self.schedule)
-        return masked, forced
+        cap_base = None
+        if self.mask_fraction_of == "content":
+            cap_base = [c and (f or not p) for c, f, p in zip(countable, forced, protected)]
+        masked = datasifter_mask(countable, protected, focus, forced, rng, cap_base=cap_base, **self.schedule)
+        return masked, forced, kept
 
     def _process(self, docs: List[Doc]) -> None:
         """Plan, sample and only then add the edits of a batch (nothing is added
@@ -976,13 +1106,15 @@ class MLMResampler(Pipe):
         rngs: List[numpy.random.Generator] = []
         rejects: List[Reject] = []
         whitespace: List[List[int]] = []
+        kept_tokens: List[List[bool]] = []
         for doc in docs:
             schedule_rng, sample_rng = doc_rngs(self.seed, doc)
-            masked, forced = self.plan(doc, schedule_rng)
+            masked, forced, kept = self._plan(doc, schedule_rng)
             targets.append([i for i, m in enumerate(masked) if m and not doc[i].is_space])
             # A whitespace token inside an upstream edit would otherwise still show
             # the upstream placeholder between two resampled words.
-            whitespace.append([i for i, f in enumerate(forced) if f and doc[i].is_space])
+            whitespace.append([i for i, f in enumerate(forced) if f and not kept[i] and doc[i].is_space])
+            kept_tokens.append(kept)
             rngs.append(sample_rng)
             rejects.append(self.doc_reject(doc, forced))
         if any(targets):
@@ -996,13 +1128,17 @@ class MLMResampler(Pipe):
                 reject=rejects,
                 match_case=self.match_case,
                 keep_shape=self.keep_shape,
+                keep_inflection=self.keep_inflection,
+                stop_words=self.stop_words,
             )
         else:
             cands = [[] for _ in docs]
-        for doc, tgt, doc_cands, spaces in zip(docs, targets, cands, whitespace):
+        for doc, tgt, doc_cands, spaces, kept in zip(docs, targets, cands, whitespace, kept_tokens):
             for i, cand in zip(tgt, doc_cands):
-                if cand:  # none: a forced token keeps its upstream placeholder
-                    add_edit(doc, i, i + 1, MLM, cand[0], audit={"candidates": list(cand)})
+                # none: a forced token keeps its upstream replacement; a kept one
+                # (PHI already replaced by its category's operator) always does
+                if cand and not kept[i]:
+                    add_edit(doc, i, i + 1, MLM, cand[0], audit={"candidates": list(cand)}, method="RESAMPLE")
             for i in spaces:
                 add_edit(doc, i, i + 1, MLM, doc[i].text, audit={"candidates": []})
 

@@ -40,22 +40,26 @@ CHECKPOINT_DIR = "checkpoint"
 
 DEFAULT_PRETRAIN_CONFIG: Dict[str, Dict[str, Any]] = {
     "model": {
-        "hidden_size": 128,
+        "hidden_size": 256,
         "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "intermediate_size": 512,
+        "num_attention_heads": 4,
+        "intermediate_size": 1024,
         "hidden_dropout_prob": 0.0,
         "attention_probs_dropout_prob": 0.0,
     },
-    "tokenizer": {"vocab_size": 8000, "min_frequency": 2, "lowercase": True},
+    "tokenizer": {"vocab_size": 16000, "min_frequency": 2, "lowercase": True},
     "training": {
-        "seq_len": 64,
-        "batch_size": 64,
+        "seq_len": 128,
+        "batch_size": 32,
         "lr": 0.001,
         "warmup_steps": 60,
         "weight_decay": 0.01,
         "max_steps": 700,
+        "max_minutes": 0.0,
+        "masking": "whole_word",
         "mlm_probability": 0.15,
+        "content_mask_probability": 0.4,
+        "other_mask_probability": 0.1,
         "grad_clip": 1.0,
         "checkpoint_every": 200,
         "seed": 0,
@@ -63,8 +67,9 @@ DEFAULT_PRETRAIN_CONFIG: Dict[str, Dict[str, Any]] = {
         "max_heldout_docs": 200,
         "max_train_docs": 0,
     },
-    "eval": {"batch_size": 64},
+    "eval": {"batch_size": 64, "content_mask_probability": 0.15, "pppl_positions": 2000},
 }
+MASKING_MODES = ("whole_word", "token")
 
 
 # ---------------------------------------------------------------------------
@@ -342,6 +347,110 @@ def mask_batch(
 
 
 # ---------------------------------------------------------------------------
+# Whole-word masking, as the resampler masks: one [MASK] per word
+
+
+def vocab_tables(tokenizer) -> Dict[str, numpy.ndarray]:
+    """Per vocabulary id: ``cont`` (a ``##`` continuation piece), ``whole`` (a piece
+    the resampler may emit: not special, not a continuation), ``alpha`` (has a
+    letter) and ``stop`` (a spaCy English stop word).
+
+    A word is *content* when its first piece has a letter and it is not a stop word
+    (every stop word is one piece in a trained vocabulary, so a word of several
+    pieces is content when its first piece has a letter).
+    """
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    size = len(tokenizer)
+    tokens = tokenizer.convert_ids_to_tokens(list(range(size)))
+    prefix = getattr(tokenizer.backend_tokenizer.model, "continuing_subword_prefix", "##") or "##"
+    special = set(tokenizer.all_special_ids)
+    cont = numpy.array([bool(t) and t.startswith(prefix) for t in tokens], dtype=bool)
+    whole = numpy.array([i not in special and bool(t) and not cont[i] for i, t in enumerate(tokens)], dtype=bool)
+    alpha = numpy.array([any(c.isalpha() for c in (t or "")) for t in tokens], dtype=bool) & ~cont
+    alpha[list(special)] = False
+    stop = numpy.array([(t or "").lower() in STOP_WORDS for t in tokens], dtype=bool) & whole
+    return {"cont": cont, "whole": whole, "alpha": alpha, "stop": stop}
+
+
+def word_layout(ids: numpy.ndarray, tables: Dict[str, numpy.ndarray], special_ids: Sequence[int]):
+    """Words of a batch of blocks.
+
+    RETURNS (Tuple[numpy.ndarray, ...]): per position ``start`` (first piece of a
+    word), ``content`` (start of a content word), ``n_pieces`` (pieces of the word
+    that starts there, 0 elsewhere), ``word`` (a global word index per position)
+    and ``member`` (a piece of a word that starts inside the block).
+    """
+    special = numpy.isin(ids, numpy.asarray(list(special_ids)))
+    cont = tables["cont"][ids] & ~special
+    start = ~special & ~cont
+    local = numpy.cumsum(start, axis=1)
+    orphan = cont & (local == 0)  # pieces of a word cut by the block boundary
+    member = (start | cont) & ~orphan
+    word = numpy.cumsum(start.ravel()).reshape(ids.shape)
+    counts = numpy.bincount(word[member], minlength=int(word.max()) + 1)
+    n_pieces = numpy.where(start, counts[word], 0)
+    content = start & tables["alpha"][ids] & ((n_pieces > 1) | ~tables["stop"][ids])
+    return start, content, n_pieces, word, member
+
+
+# kinds of the positions of a whole-word masked batch
+NOT_MASKED, CONTENT_SINGLE, CONTENT_MULTI, OTHER_MASKED = 0, 1, 2, 3
+
+
+def mask_whole_words(
+    ids: numpy.ndarray,
+    tables: Dict[str, numpy.ndarray],
+    special_ids: Sequence[int],
+    mask_id: int,
+    pad_id: int,
+    content_probability: float,
+    other_probability: float,
+    rng: numpy.random.Generator,
+) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """Mask whole words the way the resampler does: a chosen word becomes ONE
+    ``[MASK]`` whatever its number of pieces (its other pieces are removed and the
+    block is shifted left and padded), content words with ``content_probability``,
+    other words (stop words, punctuation, numbers) with ``other_probability``.
+
+    The label of a masked one-piece word is its id; a masked word of several pieces
+    has no label (-100): the resampler can only emit one-piece words, so the model
+    only learns to predict those, while it still sees one mask per word.
+
+    RETURNS (Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]): inputs, labels
+    (-100: not scored) and the kind of each position (``NOT_MASKED``,
+    ``CONTENT_SINGLE``, ``CONTENT_MULTI``, ``OTHER_MASKED``).
+    """
+    start, content, n_pieces, word, member = word_layout(ids, tables, special_ids)
+    u = rng.random(ids.shape)
+    chosen = start & (u < numpy.where(content, content_probability, other_probability))
+    if not chosen.any() and start.any():  # never a batch without a target
+        flat = numpy.flatnonzero(start)
+        chosen.flat[flat[rng.integers(len(flat))]] = True
+    picked_words = numpy.zeros(int(word.max()) + 2, dtype=bool)
+    picked_words[word[chosen]] = True
+    drop = member & ~start & picked_words[word]
+    inputs = numpy.where(chosen, mask_id, ids)
+    labels = numpy.where(chosen & (n_pieces == 1), ids, -100)
+    kinds = numpy.full(ids.shape, NOT_MASKED, dtype=numpy.int8)
+    kinds[chosen & ~content] = OTHER_MASKED
+    kinds[chosen & content & (n_pieces == 1)] = CONTENT_SINGLE
+    kinds[chosen & content & (n_pieces > 1)] = CONTENT_MULTI
+    if drop.any():
+        out_in = numpy.full_like(ids, pad_id)
+        out_lab = numpy.full_like(ids, -100)
+        out_kind = numpy.zeros_like(kinds)
+        for r in range(ids.shape[0]):
+            keep = ~drop[r]
+            n = int(keep.sum())
+            out_in[r, :n] = inputs[r, keep]
+            out_lab[r, :n] = labels[r, keep]
+            out_kind[r, :n] = kinds[r, keep]
+        inputs, labels, kinds = out_in, out_lab, out_kind
+    return inputs, labels, kinds
+
+
+# ---------------------------------------------------------------------------
 # Model
 
 
@@ -439,6 +548,159 @@ def evaluate_mlm(
     }
 
 
+def _content_counts(blocks: numpy.ndarray, tables: Dict[str, numpy.ndarray], special_ids: Sequence[int]) -> numpy.ndarray:
+    """How often each one-piece content word occurs in ``blocks`` (per vocabulary id)."""
+    counts = numpy.zeros(len(tables["cont"]), dtype=numpy.float64)
+    for s in range(0, len(blocks), 1024):
+        ids = blocks[s : s + 1024]
+        _, content, n_pieces, _, _ = word_layout(ids, tables, special_ids)
+        counts += numpy.bincount(ids[content & (n_pieces == 1)], minlength=len(counts))[: len(counts)]
+    return counts
+
+
+def evaluate_content_words(
+    model,
+    blocks: numpy.ndarray,
+    train_blocks: numpy.ndarray,
+    tokenizer,
+    probability: float,
+    seed: int,
+    batch_size: int,
+    device: str = "cpu",
+) -> Dict[str, Any]:
+    """Top-1 / top-5 on masked held-out CONTENT words, masked as the resampler
+    masks them (one ``[MASK]`` per word, ``mask_whole_words``) and predicted among
+    the words it may emit for a content word (one-piece tokens with a letter that
+    are not stop words: its ``keep_shape`` rule), beside a unigram baseline (the
+    most frequent content words of the training blocks). ``top1_any_word`` ranks
+    all one-piece tokens (punctuation and stop words included).
+
+    A content word of several pieces counts as a miss for both (no one-piece token
+    can be it). ``perplexity`` is over the one-piece masked content words, with
+    the model's distribution over the content tokens and the add-one unigram
+    distribution of training content words for the baseline.
+
+    RETURNS (Dict[str, Any]): n_masked, one_piece_share, top1, top5, top1_any_word,
+    perplexity and ``unigram`` {top1, top5, perplexity}.
+    """
+    import torch
+
+    tables = vocab_tables(tokenizer)
+    special = tokenizer.all_special_ids
+    rng = numpy.random.default_rng(numpy.random.SeedSequence([seed, 104729]))
+    content_vocab = tables["whole"] & tables["alpha"] & ~tables["stop"]
+    whole = torch.from_numpy(tables["whole"]).to(device)
+    allowed = torch.from_numpy(content_vocab).to(device)
+    counts = _content_counts(train_blocks, tables, special)
+    uni = numpy.where(content_vocab, counts + 1.0, 0.0)
+    uni_logp = numpy.log(numpy.where(uni > 0, uni / uni.sum(), 1.0))
+    uni_top = numpy.argsort(-counts, kind="stable")[:5]
+    n = n_single = top1 = top5 = any1 = u1 = u5 = 0
+    nll = unll = 0.0
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(blocks), batch_size):
+            ids = blocks[start : start + batch_size]
+            inputs, labels, kinds = mask_whole_words(
+                ids, tables, special, tokenizer.mask_token_id, tokenizer.pad_token_id, probability, 0.0, rng
+            )
+            scored = (kinds == CONTENT_SINGLE) | (kinds == CONTENT_MULTI)
+            if not scored.any():
+                continue
+            inp = torch.from_numpy(inputs).to(device)
+            att = torch.from_numpy((inputs != tokenizer.pad_token_id).astype(numpy.int64)).to(device)
+            hidden = model.bert(input_ids=inp, attention_mask=att)[0]
+            pos = torch.from_numpy(scored).to(device)
+            raw = model.cls(hidden[pos]).float()
+            gold = torch.from_numpy(labels[scored]).to(device)  # -100 for several pieces
+            any1 += int((raw.masked_fill(~whole, float("-inf")).argmax(dim=-1) == gold).sum())
+            logits = raw.masked_fill(~allowed, float("-inf"))
+            best = torch.topk(logits, k=min(5, logits.shape[-1]), dim=-1).indices
+            top1 += int((best[:, 0] == gold).sum())
+            top5 += int((best == gold[:, None]).any(dim=-1).sum())
+            one = gold >= 0
+            if bool(one.any()):
+                logp = torch.log_softmax(logits[one], dim=-1)
+                nll -= float(logp.gather(1, gold[one][:, None]).sum())
+            g = labels[scored]
+            u1 += int((g == uni_top[0]).sum())
+            u5 += int(numpy.isin(g, uni_top).sum())
+            unll -= float(uni_logp[g[g >= 0]].sum())
+            n += int(scored.sum())
+            n_single += int((g >= 0).sum())
+    if n == 0:
+        nan = float("nan")
+        return {"n_masked": 0, "top1": nan, "top5": nan, "perplexity": nan, "unigram": {"top1": nan, "top5": nan, "perplexity": nan}}
+    return {
+        "n_masked": n,
+        "mask_probability": probability,
+        "one_piece_share": n_single / n,
+        "top1": top1 / n,
+        "top5": top5 / n,
+        "top1_any_word": any1 / n,
+        "perplexity": math.exp(nll / n_single) if n_single else float("nan"),
+        "unigram": {
+            "top1": u1 / n,
+            "top5": u5 / n,
+            "perplexity": math.exp(unll / n_single) if n_single else float("nan"),
+        },
+    }
+
+
+def pseudo_perplexity(
+    model,
+    blocks: numpy.ndarray,
+    train_blocks: numpy.ndarray,
+    tokenizer,
+    n_positions: int,
+    seed: int,
+    batch_size: int,
+    device: str = "cpu",
+) -> Dict[str, Any]:
+    """Pseudo-perplexity (Salazar et al., 2020) on held-out blocks: each scored
+    wordpiece is masked ALONE and scored by the model, ``exp(mean -log p)``;
+    ``n_positions`` positions are sampled (all when fewer), with the add-one
+    unigram perplexity of the training pieces at the same positions as baseline.
+
+    RETURNS (Dict[str, Any]): n_positions, pseudo_perplexity, unigram_perplexity.
+    """
+    import torch
+
+    special = numpy.asarray(tokenizer.all_special_ids)
+    cand = numpy.argwhere(~numpy.isin(blocks, special))
+    if not len(cand) or n_positions <= 0:
+        return {"n_positions": 0, "pseudo_perplexity": float("nan"), "unigram_perplexity": float("nan")}
+    rng = numpy.random.default_rng(numpy.random.SeedSequence([seed, 15485863]))
+    if len(cand) > n_positions:
+        cand = cand[numpy.sort(rng.choice(len(cand), size=n_positions, replace=False))]
+    vocab_size = model.config.vocab_size
+    train = train_blocks[~numpy.isin(train_blocks, special)]
+    counts = numpy.bincount(train, minlength=vocab_size)[:vocab_size].astype(numpy.float64) + 1.0
+    counts[special] = 0
+    uni_logp = numpy.log(numpy.where(counts > 0, counts / counts.sum(), 1.0))
+    nll = 0.0
+    model.eval()
+    with torch.inference_mode():
+        for s in range(0, len(cand), batch_size):
+            part = cand[s : s + batch_size]
+            ids = blocks[part[:, 0]].copy()
+            rows = numpy.arange(len(part))
+            gold = ids[rows, part[:, 1]].copy()
+            ids[rows, part[:, 1]] = tokenizer.mask_token_id
+            inp = torch.from_numpy(ids).to(device)
+            att = torch.from_numpy((ids != tokenizer.pad_token_id).astype(numpy.int64)).to(device)
+            hidden = model.bert(input_ids=inp, attention_mask=att)[0]
+            h = hidden[torch.from_numpy(rows).to(device), torch.from_numpy(part[:, 1]).to(device)]
+            logp = torch.log_softmax(model.cls(h).float(), dim=-1)
+            nll -= float(logp.gather(1, torch.from_numpy(gold).to(device)[:, None]).sum())
+    gold_all = blocks[cand[:, 0], cand[:, 1]]
+    return {
+        "n_positions": int(len(cand)),
+        "pseudo_perplexity": math.exp(nll / len(cand)),
+        "unigram_perplexity": math.exp(-float(uni_logp[gold_all].mean())),
+    }
+
+
 def unigram_baseline(train_blocks: numpy.ndarray, held_blocks: numpy.ndarray, special_ids: Sequence[int]) -> Dict[str, float]:
     """Top-1/top-5 of always predicting the most frequent training tokens (no context):
     what the model must beat to have learned context."""
@@ -453,6 +715,22 @@ def unigram_baseline(train_blocks: numpy.ndarray, held_blocks: numpy.ndarray, sp
         "top1": float(numpy.mean(held == order[0])),
         "top5": float(numpy.mean(numpy.isin(held, order))),
     }
+
+
+class LinearSchedule:
+    """Learning-rate factor: linear warm-up over ``warmup`` steps, then linear decay
+    to 0 at ``horizon`` (the last step). ``horizon`` may be moved during training
+    (a time budget); it is an attribute, so the scheduler's state_dict (and so a
+    checkpoint) carries it."""
+
+    def __init__(self, warmup: int, horizon: int):
+        self.warmup = int(warmup)
+        self.horizon = int(horizon)
+
+    def __call__(self, step: int) -> float:
+        if step < self.warmup:
+            return step / max(1, self.warmup)
+        return max(0.0, (self.horizon - step) / max(1, self.horizon - self.warmup))
 
 
 # ---------------------------------------------------------------------------
@@ -498,6 +776,7 @@ def pretrain_mlm(
     config: Union[None, str, Path, Dict[str, Any]] = None,
     *,
     max_steps: Optional[int] = None,
+    max_minutes: Optional[float] = None,
     seed: Optional[int] = None,
     device: str = "cpu",
     resume: bool = False,
@@ -517,6 +796,10 @@ def pretrain_mlm(
     config (Union[None, str, Path, dict]): hyperparameters (see
         ``DEFAULT_PRETRAIN_CONFIG``; e.g. spacy_deid/configs/pretrain_cpu.cfg).
     max_steps (Optional[int]): overrides training.max_steps.
+    max_minutes (Optional[float]): overrides training.max_minutes: a wall-clock
+        budget of the training loop (0: none). The run stops at ``max_steps`` or
+        when the budget is spent, whichever comes first, and the learning rate
+        decays to 0 at the step the measured speed says the budget ends.
     seed (Optional[int]): overrides training.seed.
     device (str): torch device ("cpu", "cuda:0").
     resume (bool): continue from ``out_dir/checkpoint`` when it exists.
@@ -532,13 +815,16 @@ def pretrain_mlm(
     """
     import torch
     from tqdm import tqdm
-    from transformers import get_linear_schedule_with_warmup
-
     say = log or (lambda _m: None)
     cfg = load_pretrain_config(config)
     tr = cfg["training"]
     if max_steps is not None:
         tr["max_steps"] = int(max_steps)
+    if max_minutes is not None:
+        tr["max_minutes"] = float(max_minutes)
+    if tr["masking"] not in MASKING_MODES:
+        raise FatalError(f"training.masking must be one of {', '.join(MASKING_MODES)}, got {tr['masking']!r}")
+    budget_s = max(0.0, float(tr["max_minutes"])) * 60.0
     if seed is not None:
         tr["seed"] = int(seed)
     seed = int(tr["seed"])
@@ -589,14 +875,16 @@ def pretrain_mlm(
     total_steps = int(tr["max_steps"])
     model = build_model(cfg["model"], len(tokenizer), seq_len, tokenizer.pad_token_id, seed).to(torch_device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(tr["warmup_steps"]), max(1, total_steps))
+    schedule = LinearSchedule(int(tr["warmup_steps"]), max(1, total_steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
     init_output_bias(model, train_blocks, tokenizer.all_special_ids)
     start_step = 0
     if resume and ckpt_exists:
         model, state, opt_state = _load_checkpoint(out, device)
         optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
         # Creating the scheduler resets the learning rate: restore the optimizer after it.
-        scheduler = get_linear_schedule_with_warmup(optimizer, int(tr["warmup_steps"]), max(1, total_steps))
+        schedule = LinearSchedule(int(tr["warmup_steps"]), max(1, total_steps))
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
         optimizer.load_state_dict(opt_state["optimizer"])
         scheduler.load_state_dict(opt_state["scheduler"])
         start_step = int(state["step"])
@@ -607,6 +895,8 @@ def pretrain_mlm(
     steps_per_epoch = max(1, len(train_blocks) // batch_size)
     special = tokenizer.all_special_ids
     vocab_size = len(tokenizer)
+    whole_word = tr["masking"] == "whole_word"
+    tables = vocab_tables(tokenizer)
     perm_cache: Dict[int, numpy.ndarray] = {}
     model.train()
     n_tokens = 0
@@ -624,7 +914,21 @@ def pretrain_mlm(
     end_step = total_steps
     if stop_after_steps is not None:
         end_step = min(total_steps, start_step + max(0, int(stop_after_steps)))
+    stopped_by_budget = False
+    step = start_step
     for step in range(start_step, end_step):
+        if budget_s > 0 and step > start_step:
+            spent = time.perf_counter() - t_train
+            if spent >= budget_s:
+                stopped_by_budget = True
+                break
+            if (step - start_step) % 10 == 0:
+                # the horizon of the decay follows the measured speed of this run
+                per_step = spent / (step - start_step)
+                schedule.horizon = max(step + 1, min(total_steps, step + int((budget_s - spent) / per_step)))
+        if step >= schedule.horizon:
+            stopped_by_budget = True
+            break
         epoch, pos = divmod(step, steps_per_epoch)
         if epoch not in perm_cache:
             perm_cache.clear()
@@ -634,8 +938,22 @@ def pretrain_mlm(
         idx = perm_cache[epoch][pos * batch_size : (pos + 1) * batch_size]
         ids = train_blocks[idx]
         rng = numpy.random.default_rng(numpy.random.SeedSequence([seed, 2, step]))
-        inputs, labels = mask_batch(ids, special, tokenizer.mask_token_id, vocab_size, float(tr["mlm_probability"]), rng)
-        attention = (ids != tokenizer.pad_token_id).astype(numpy.int64)
+        if whole_word:
+            inputs, labels, _ = mask_whole_words(
+                ids,
+                tables,
+                special,
+                tokenizer.mask_token_id,
+                tokenizer.pad_token_id,
+                float(tr["content_mask_probability"]),
+                float(tr["other_mask_probability"]),
+                rng,
+            )
+        else:
+            inputs, labels = mask_batch(
+                ids, special, tokenizer.mask_token_id, vocab_size, float(tr["mlm_probability"]), rng
+            )
+        attention = (inputs != tokenizer.pad_token_id).astype(numpy.int64)
         loss = mlm_loss(
             model,
             torch.from_numpy(inputs).to(torch_device),
@@ -656,8 +974,13 @@ def pretrain_mlm(
         bar.set_postfix(loss=f"{ema:.3f}")
         if every > 0 and (step + 1) % every == 0 and step + 1 < total_steps:
             _save_checkpoint(out, model, tokenizer, optimizer, scheduler, step + 1, seed)
+    else:
+        step = end_step
     bar.close()
     train_seconds = time.perf_counter() - t_train
+    if stopped_by_budget:
+        say(f"Training budget of {tr['max_minutes']} min reached at step {step} of {total_steps}")
+        end_step = total_steps = step
     if end_step > start_step:
         _save_checkpoint(out, model, tokenizer, optimizer, scheduler, end_step, seed)
     if end_step < total_steps:
@@ -675,6 +998,8 @@ def pretrain_mlm(
         "train_blocks": int(len(train_blocks)),
         "seq_len": seq_len,
         "steps": total_steps,
+        "stopped_by_budget": stopped_by_budget,
+        "masking": tr["masking"],
         "resumed_from_step": start_step,
         "train_tokens_this_run": n_tokens,
         "train_seconds_this_run": round(train_seconds, 2),
@@ -689,6 +1014,29 @@ def pretrain_mlm(
             model, held_blocks, tokenizer, float(tr["mlm_probability"]), seed, eval_bs, str(torch_device)
         )
         metrics["heldout_unigram_baseline"] = unigram_baseline(train_blocks, held_blocks, special)
+        metrics["heldout_content"] = evaluate_content_words(
+            model,
+            held_blocks,
+            train_blocks,
+            tokenizer,
+            float(cfg["eval"]["content_mask_probability"]),
+            seed,
+            eval_bs,
+            str(torch_device),
+        )
+        metrics["heldout_pseudo_perplexity"] = pseudo_perplexity(
+            model, held_blocks, train_blocks, tokenizer, int(cfg["eval"]["pppl_positions"]), seed, eval_bs, str(torch_device)
+        )
+        c, pp = metrics["heldout_content"], metrics["heldout_pseudo_perplexity"]
+        say(
+            f"Held-out content words (n={c['n_masked']}): top-1 {c['top1']:.3f}, top-5 {c['top5']:.3f}, "
+            f"perplexity {c['perplexity']:.1f}; unigram top-1 {c['unigram']['top1']:.3f}, "
+            f"top-5 {c['unigram']['top5']:.3f}, perplexity {c['unigram']['perplexity']:.1f}"
+        )
+        say(
+            f"Held-out pseudo-perplexity {pp['pseudo_perplexity']:.1f} "
+            f"(unigram {pp['unigram_perplexity']:.1f}, {pp['n_positions']} positions)"
+        )
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True), encoding="utf8")
