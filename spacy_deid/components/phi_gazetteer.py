@@ -1,0 +1,147 @@
+"""phi_gazetteer: names, US places and hospitals from shipped lists, with context rules.
+
+Writes ``doc.spans[spans_key]`` (default ``"phi_gazetteer"``) with the labels
+``NAME``, ``CITY``, ``STATE``, ``COUNTY`` and ``HOSPITAL``, which
+``spacy_deid.detect.labels`` maps to the NAME, LOCATION and ORGANIZATION
+categories. What is matched and when is in ``spacy_deid.detect.gazetteers``.
+
+The lists are read in ``initialize`` (shipped ones by default; add your own
+with ``[initialize.components.phi_gazetteer.lists]`` and ``labels``) and saved
+with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``),
+so a saved pipeline holds no list text, a user's own staff or ward list included.
+"""
+from typing import Dict, Iterable, Iterator, Optional
+
+import srsly
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from thinc.api import Config
+
+from spacy_deid.detect.gazetteers import (
+    CLINICAL_TERMS,
+    COMMON_WORDS,
+    DEFAULT_LISTS,
+    Gazetteer,
+    GazetteerIndex,
+    GazetteerLists,
+    load_lists,
+)
+
+DEFAULT_CONFIG_STR = """
+[phi_gazetteer]
+spans_key = "phi_gazetteer"
+min_zipf = 3.0
+"""
+DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
+
+
+@Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
+def make_phi_gazetteer(nlp: Language, name: str, spans_key: str, min_zipf: float) -> "PhiGazetteer":
+    """Create a phi_gazetteer (see the module docstring).
+
+    spans_key (str): the span group the matches are written to.
+    min_zipf (float): a list entry whose Zipf frequency as an English word is at
+        least this is an ordinary word ("will", "rose") and is taken only in context.
+    RETURNS (PhiGazetteer): the component.
+    """
+    return PhiGazetteer(nlp, name=name, spans_key=spans_key, min_zipf=min_zipf)
+
+
+class PhiGazetteer(Pipe):
+    """Case-insensitive gazetteer of names, places and hospitals with context rules."""
+
+    def __init__(self, nlp: Language, name: str = "phi_gazetteer", *, spans_key: str = "phi_gazetteer", min_zipf: float = 3.0):
+        self.vocab = nlp.vocab
+        self._nlp = nlp
+        self.name = name
+        self.spans_key = spans_key
+        self.min_zipf = min_zipf
+        self._gazetteer: Optional[Gazetteer] = None
+
+    def initialize(
+        self,
+        get_examples=None,
+        *,
+        nlp: Optional[Language] = None,
+        lists: Optional[Dict[str, str]] = None,
+        labels: Optional[Dict[str, str]] = None,
+        common_words: Optional[str] = COMMON_WORDS,
+        clinical_terms: Optional[str] = CLINICAL_TERMS,
+        use_default_lists: bool = True,
+    ) -> None:
+        """Read the term lists.
+
+        get_examples (Optional[Callable]): ignored.
+        nlp (Optional[Language]): the pipeline.
+        lists (Optional[Dict[str, str]]): extra lists, key -> file (asset name or
+            path), added to the shipped ones (a shipped key is replaced).
+        labels (Optional[Dict[str, str]]): the label of each extra list (a list
+            key that is not a shipped one needs one, e.g. ``{"wards": "WARD"}``).
+        common_words (Optional[str]): word/Zipf TSV of ordinary words.
+        clinical_terms (Optional[str]): clinical words that are never a name or place.
+        use_default_lists (bool): start from the shipped lists.
+        """
+        chosen = dict(DEFAULT_LISTS) if use_default_lists else {}
+        chosen.update(lists or {})
+        self.set_lists(load_lists(chosen, labels or {}, common_words, clinical_terms, self.min_zipf))
+
+    def set_lists(self, lists: GazetteerLists) -> None:
+        """Use these lists (compiled with the pipeline's tokenizer inside a memory
+        zone, so no list string stays in the vocab saved with the pipeline)."""
+        with self._nlp.memory_zone():
+            self._gazetteer = Gazetteer.from_lists(lists, self._nlp.make_doc)
+
+    @property
+    def is_initialized(self) -> bool:
+        return self._gazetteer is not None
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Write the gazetteer's spans to ``doc.spans[spans_key]``."""
+        if self._gazetteer is None:
+            raise ValueError(
+                f"[{self.name}] is not initialized: call nlp.initialize() (it reads the shipped lists)"
+            )
+        doc.spans[self.spans_key] = self._gazetteer(doc)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process a stream of Docs; a failing Doc goes to the error handler alone."""
+        error_handler = self.get_error_handler()
+        for doc in stream:
+            try:
+                yield self(doc)
+            except Exception as e:
+                error_handler(self.name, self, [doc], e)
+
+    # ------------------------------------------------------------ serialisation
+    def _data(self) -> dict:
+        return {} if self._gazetteer is None else self._gazetteer.index.to_dict()
+
+    def _load_data(self, data: dict) -> None:
+        if data:
+            self._gazetteer = Gazetteer(GazetteerIndex.from_dict(data))
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """The compiled lists (hashes) and settings as msgpack."""
+        return srsly.msgpack_dumps({"cfg": {"min_zipf": self.min_zipf}, "data": self._data()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "PhiGazetteer":
+        msg = srsly.msgpack_loads(bytes_data)
+        self._load_data(msg["data"])
+        return self
+
+    def to_disk(self, path, *, exclude: Iterable[str] = tuple()) -> None:
+        """Save the compiled lists (``lists.msgpack``: hashes only)."""
+        from spacy import util
+
+        util.to_disk(path, {"lists.msgpack": lambda p: srsly.write_msgpack(p, self._data())}, exclude)
+
+    def from_disk(self, path, *, exclude: Iterable[str] = tuple()) -> "PhiGazetteer":
+        from spacy import util
+
+        util.from_disk(path, {"lists.msgpack": lambda p: self._load_data(srsly.read_msgpack(p))}, exclude)
+        return self
+
+
+__all__ = ["PhiGazetteer", "make_phi_gazetteer", "DEFAULT_CONFIG_STR"]

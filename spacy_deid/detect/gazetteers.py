@@ -1,0 +1,550 @@
+"""Gazetteers with context: names, US places and hospitals, matched case-insensitively.
+
+The lists (``spacy_deid/assets/gazetteers/``, sources and licences in its
+``SOURCES.md``) are matched on the lower-case form of the tokens, so "JOHN
+SMITH", "john smith" and "John Smith" are found alike. A list entry that is also
+an ordinary English word ("will", "rose", "brown", "mobile") is *ambiguous*:
+it is taken only in context:
+
+- after a title or role word ("dr", "np", "wife", "daughter", "talked with"...),
+- before a credential ("rose, rn", "green md"),
+- next to another name ("mark brown": a full name),
+- in a signature line (a short line of names and credentials),
+- for places, before a state ("mobile, al") or after "lives in", "from"...
+
+Hospitals are found by their form: one to four name words before a hospital word
+("st. luke's hospital", "denver general", "mercy medical center"), and a short
+name or abbreviation after a transfer cue ("transferred to mgh", "followed at
+lahey", "arrived from osh" is not one: "osh" is a clinical term).
+
+Everything here is pure (lists in, spans out); ``components/phi_gazetteer.py``
+wraps it as a pipeline component.
+"""
+import re
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from spacy.strings import get_string_id
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+# Labels written by the gazetteer (mapped to categories by detect/labels.py).
+NAME, CITY, STATE, COUNTY, HOSPITAL = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL"
+PLACE_LABELS = (CITY, STATE, COUNTY)
+
+# The shipped lists: asset file name per list key.
+DEFAULT_LISTS: Dict[str, str] = {
+    "first_names": "gazetteers/first_names.txt",
+    "last_names": "gazetteers/last_names.txt",
+    "cities": "gazetteers/us_cities.txt",
+    "states": "gazetteers/us_states.txt",
+    "counties": "gazetteers/us_counties.txt",
+}
+COMMON_WORDS = "gazetteers/common_words.tsv"
+CLINICAL_TERMS = "gazetteers/clinical_terms.txt"
+LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states": STATE, "counties": COUNTY}
+
+# Context words. Hand-written: they are the forms clinical notes use to introduce
+# a person, and no package lists them.
+TITLES = frozenset("""
+dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident fellow intern
+np rn pa md cna lpn rrt sw msw cm
+""".split())
+ROLES = frozenset("""
+wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
+girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
+guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
+pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
+""".split())
+# two-word cues: "talked with X", "spoke to X"
+CUE_BIGRAMS = frozenset(
+    tuple(c.split())
+    for c in (
+        "talked with", "talked to", "spoke with", "spoke to", "speaking with", "discussed with", "d/w",
+        "called by", "paged by", "seen by", "evaluated by", "examined by", "signed by", "per dr", "cc dr",
+        "care of", "c/o dr", "message from", "message to", "update to", "updated by", "notified by",
+    )
+)
+CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w w/".split())
+CREDENTIALS = frozenset("""
+rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
+""".split())
+# credentials that are also common words or clinical abbreviations: only after a comma
+WEAK_CREDENTIALS = frozenset("do pt ot pa rd".split())
+LOCATION_CUES = frozenset(
+    tuple(c.split())
+    for c in (
+        "lives in", "living in", "lived in", "resides in", "resident of", "moved to", "moved from",
+        "born in", "native of", "home in", "is from", "originally from", "visiting from", "relocated to",
+        "house in", "apartment in", "travelled to", "traveled to", "trip to", "vacation in",
+    )
+)
+# words that end a hospital's name
+HOSPITAL_WORDS = frozenset("""
+hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
+healthcare health rehabilitation rehab sanatorium hospice
+""".split())
+# multi-word hospital endings, checked before the single words
+HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
+    tuple(t.split())
+    for t in (
+        "medical center", "medical centre", "medical ctr", "med ctr", "health center", "health system",
+        "health care", "rehabilitation center", "rehab center", "rehab hospital", "nursing home",
+        "nursing center", "nursing facility", "care center", "regional medical center", "cancer center",
+        "heart institute", "general hospital", "memorial hospital", "community hospital",
+        "children's hospital", "childrens hospital", "va medical center", "medical group",
+    )
+)
+# words that do not start or make a hospital's name in lower or upper case text
+NOT_HOSPITAL_NAME = frozenset("""
+the a an this that these those our your his her their its my outside osh local another other same
+previous prior referring nearest nearby closest home any no to from at in of for with by and or
+transfer transferred admitted discharged patient pt pt's patients in-patient inpatient outpatient
+day days week weeks hour hours current recent last next new old first second
+""".split())
+# words that often make a hospital's name and are ordinary words as well
+HOSPITAL_NAME_WORDS = frozenset("""
+st st. saint mt mt. mount memorial general central regional community university mercy providence
+samaritan good sacred heart children children's childrens baptist methodist presbyterian lutheran
+christian adventist veterans va county city state valley mountain lake river bay north south east
+west northern southern eastern western sinai jewish deaconess women's womens beth israel faith hope
+grace trinity holy cross st.mary union lakeside riverside parkland kindred shriners
+""".split())
+# cue before a hospital given by a short name or abbreviation
+TRANSFER_CUES = frozenset(
+    tuple(c.split())
+    for c in (
+        "transfer to", "transferred to", "transfered to", "xfer to", "xferred to", "tx to", "transfer from",
+        "transferred from", "followed at", "f/u at", "follows at", "followed by", "arrived from", "came from",
+        "went to", "sent to", "seen at", "treated at", "admitted to", "admitted at", "presented to",
+        "brought to", "discharged to", "d/c to", "d/c'd to", "dc'd to", "taken to", "transported to",
+        "airlifted to", "medflighted to", "flown to", "referred to", "referred from", "works at",
+    )
+)
+
+
+@dataclass
+class GazetteerLists:
+    """The term lists behind the gazetteer, all lower case.
+
+    lists (Dict[str, List[str]]): entries per list key (``first_names``,
+        ``last_names``, ``cities``, ``states``, ``counties`` or a user's own key).
+    labels (Dict[str, str]): the label each list writes (``NAME``, ``CITY``...).
+    common (Set[str]): ordinary words: a list entry that is one is ambiguous, and
+        a word after a title that is not one is taken as a name.
+    """
+
+    lists: Dict[str, List[str]]
+    labels: Dict[str, str]
+    common: Set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        missing = [k for k in self.lists if k not in self.labels]
+        if missing:
+            raise ValueError(f"gazetteer lists without a label: {missing}")
+
+
+def read_term_file(path) -> List[str]:
+    """Lower-case entries of a list file: one per line, ``#`` comments, a TSV's
+    first column."""
+    out: List[str] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                out.append(line.split("\t", 1)[0].lower())
+    return out
+
+
+def read_common_words(path, min_zipf: float) -> Set[str]:
+    """Words of ``common_words.tsv`` (word, Zipf frequency) at or above ``min_zipf``."""
+    out: Set[str] = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            word, _, zipf = line.rstrip("\n").partition("\t")
+            if float(zipf or 0) >= min_zipf:
+                out.add(word.lower())
+    return out
+
+
+def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":", "(", "-", "'s", "’s"})) -> int:
+    """Index of the nearest token before ``i`` that is not skippable punctuation (-1: none)."""
+    j = i - 1
+    while j >= 0 and (doc[j].lower_ in skip) and "\n" not in doc[j].text:
+        j -= 1
+    return j
+
+
+def _lower(doc: Doc, i: int) -> str:
+    return doc[i].lower_ if 0 <= i < len(doc) else ""
+
+
+def _has_title_before(doc: Doc, start: int) -> bool:
+    """A title, role word or two-word cue right before ``doc[start]``."""
+    j = _prev_word(doc, start)
+    if j < 0 or doc[j].is_space:
+        return False
+    w = doc[j].lower_.rstrip(".")
+    if w in TITLES or doc[j].lower_ in TITLES or w in ROLES or w in CUE_UNIGRAMS:
+        return True
+    k = _prev_word(doc, j)
+    return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
+
+
+def _has_credential_after(doc: Doc, end: int) -> bool:
+    """A credential right after ``doc[end-1]`` ("x rn", "x, md", "x, pt")."""
+    j = end
+    comma = False
+    while j < len(doc) and doc[j].text in {",", "-"}:
+        comma = True
+        j += 1
+    if j >= len(doc):
+        return False
+    w = doc[j].lower_.rstrip(".")
+    if w not in CREDENTIALS:
+        return False
+    return comma or w not in WEAK_CREDENTIALS
+
+
+def _line_bounds(doc: Doc, i: int) -> Tuple[int, int]:
+    start = i
+    while start > 0 and "\n" not in doc[start - 1].text and "\n" not in doc[start - 1].whitespace_:
+        start -= 1
+    end = i + 1
+    while end < len(doc) and "\n" not in doc[end - 1].whitespace_ and "\n" not in doc[end].text:
+        end += 1
+    return start, end
+
+
+_NO_TAGS: FrozenSet[str] = frozenset()
+
+
+@dataclass
+class GazetteerIndex:
+    """The lists compiled for matching, as hashes of lower-case token strings
+    (spaCy's ``Token.lower``): what a saved pipeline stores, no list text.
+
+    single (Dict[int, FrozenSet[str]]): one-token entry -> labels and ``key:<list>`` tags.
+    multi (Dict[int, List[Tuple[Tuple[int, ...], str]]]): first token -> (all tokens, label).
+    common (Set[int]): ordinary words.
+    """
+
+    single: Dict[int, FrozenSet[str]]
+    multi: Dict[int, List[Tuple[Tuple[int, ...], str]]]
+    common: Set[int]
+
+    @classmethod
+    def from_lists(cls, lists: GazetteerLists, make_doc) -> "GazetteerIndex":
+        single: Dict[int, Set[str]] = {}
+        multi: Dict[int, List[Tuple[Tuple[int, ...], str]]] = {}
+        for key, terms in lists.lists.items():
+            label = lists.labels[key]
+            for term in terms:
+                hashes = tuple(t.lower for t in make_doc(term))
+                if len(hashes) == 1:
+                    single.setdefault(hashes[0], set()).update((label, f"key:{key}"))
+                elif hashes:
+                    multi.setdefault(hashes[0], []).append((hashes, label))
+        common = {get_string_id(w) for w in lists.common}
+        return cls({h: frozenset(v) for h, v in single.items()}, multi, common)
+
+    def multi_matches(self, doc: Doc) -> List[Tuple[int, int, str]]:
+        """(start, end, label) of every multi-token entry found in ``doc``."""
+        out: List[Tuple[int, int, str]] = []
+        lowers = [t.lower for t in doc]
+        for i, h in enumerate(lowers):
+            for hashes, label in self.multi.get(h, ()):
+                if tuple(lowers[i : i + len(hashes)]) == hashes:
+                    out.append((i, i + len(hashes), label))
+        return out
+
+    def to_dict(self) -> dict:
+        """A msgpack-able form (hashes and labels only)."""
+        return {
+            "single": [[h, sorted(tags)] for h, tags in self.single.items()],
+            "multi": [[list(hashes), label] for entries in self.multi.values() for hashes, label in entries],
+            "common": sorted(self.common),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GazetteerIndex":
+        multi: Dict[int, List[Tuple[Tuple[int, ...], str]]] = {}
+        for hashes, label in data["multi"]:
+            multi.setdefault(int(hashes[0]), []).append((tuple(int(h) for h in hashes), label))
+        return cls({int(h): frozenset(tags) for h, tags in data["single"]}, multi, {int(h) for h in data["common"]})
+
+
+class Gazetteer:
+    """Find names, places and hospitals in a Doc with the context rules of the module docstring.
+
+    index (GazetteerIndex): the compiled lists.
+    """
+
+    def __init__(self, index: "GazetteerIndex") -> None:
+        self.index = index
+        self.common = index.common
+
+    @classmethod
+    def from_lists(cls, lists: GazetteerLists, make_doc) -> "Gazetteer":
+        """Compile the lists with the pipeline's tokenizer."""
+        return cls(GazetteerIndex.from_lists(lists, make_doc))
+
+    # ---------------------------------------------------------------- helpers
+    def is_common(self, word: str) -> bool:
+        """An ordinary word (or clinical term): an entry that is one needs context."""
+        return get_string_id(word) in self.common
+
+    def tags(self, word: str) -> FrozenSet[str]:
+        """Labels (and ``key:<list key>`` tags) of a one-token list entry."""
+        return self.index.single.get(get_string_id(word), _NO_TAGS)
+
+    def _name_token(self, doc: Doc, i: int) -> bool:
+        return NAME in self.tags(doc[i].lower_)
+
+    def _unknown_word(self, doc: Doc, i: int) -> bool:
+        """A word that is no ordinary word: after a title it is taken as a name."""
+        t = doc[i]
+        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_)
+
+    # ------------------------------------------------------------------ names
+    def names(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """NAME spans: runs of name-list words (an initial may sit inside a run),
+        taken by the rules of the module docstring."""
+        out: List[Span] = []
+        n = len(doc)
+        i = 0
+        while i < n:
+            titled = _has_title_before(doc, i)
+            if not (self._name_token(doc, i) or (titled and self._unknown_word(doc, i))):
+                i += 1
+                continue
+            j = i + 1
+            while j < n:
+                if self._name_token(doc, j) or (j == i + 1 and titled and self._unknown_word(doc, j) and self._name_token(doc, i)):
+                    j += 1
+                    continue
+                # a middle initial: "john a. smith", "john a smith"
+                if (
+                    len(doc[j].text) == 1 and doc[j].is_alpha and j + 1 < n
+                    and (self._name_token(doc, j + 1) or (doc[j + 1].text == "." and j + 2 < n and self._name_token(doc, j + 2)))
+                ):
+                    j += 2 if doc[j + 1].text != "." else 3
+                    continue
+                break
+            run = [k for k in range(i, j) if doc[k].is_alpha and len(doc[k].text) > 1]
+            if self._take_run(doc, i, j, run, titled, mixed_case):
+                j = self._extend_name(doc, i, j)
+                out.append(Span(doc, i, j, label=NAME))
+            i = j
+        return out
+
+    def _extend_name(self, doc: Doc, start: int, end: int) -> int:
+        """A taken name goes on over a surname missing from the lists ("john
+        kowalczyk": one word that is no ordinary word, after a first name) and a
+        trailing initial ("dianne l.")."""
+        n = len(doc)
+        if end - start == 1 and end < n and "key:first_names" in self.tags(doc[start].lower_) and self._unknown_word(doc, end):
+            end += 1
+        if end < n and _INITIAL.match(doc[end].text) and doc[end].lower_ not in {"a", "i"}:
+            end += 1
+            if end < n and doc[end].text == ".":
+                end += 1
+        return end
+
+    def _take_run(self, doc: Doc, start: int, end: int, run: Sequence[int], titled: bool, mixed_case: bool) -> bool:
+        if titled or _has_credential_after(doc, end):
+            return True
+        plain = [k for k in run if not self.is_common(doc[k].lower_)]
+        if plain and len(run) >= 2:
+            return True  # a full name with at least one word that is only a name
+        if len(run) == 1:
+            if plain:
+                return True
+            return self._signature_line(doc, start, end)
+        if mixed_case and all(doc[k].is_title for k in run) and not doc[start].is_sent_start:
+            return True  # "Mark Brown" in mixed-case text
+        return self._signature_line(doc, start, end)
+
+    def _signature_line(self, doc: Doc, start: int, end: int) -> bool:
+        """A short line of names and credentials only ("grace smith rn")."""
+        ls, le = _line_bounds(doc, start)
+        words = [t for t in doc[ls:le] if t.is_alpha]
+        if not words or len(words) > 5 or le < end:
+            return False
+        creds = sum(t.lower_ in CREDENTIALS for t in words)
+        names = sum(NAME in self.tags(t.lower_) for t in words)
+        return creds >= 1 and creds + names == len(words)
+
+    # ----------------------------------------------------------------- places
+    def places(self, doc: Doc) -> List[Span]:
+        """CITY, STATE and COUNTY spans; an ambiguous one-word place needs a state
+        after it or a location cue before it."""
+        cands: List[Span] = []
+        for s, e, label in self.index.multi_matches(doc):
+            if label in PLACE_LABELS:
+                cands.append(Span(doc, s, e, label=label))
+        for i, tok in enumerate(doc):
+            labels = self.tags(tok.lower_)
+            for label in PLACE_LABELS:
+                if label in labels:
+                    cands.append(Span(doc, i, i + 1, label=label))
+        out: List[Span] = []
+        for span in cands:
+            ambiguous = all(self.is_common(t.lower_) for t in span if t.is_alpha)
+            if span.label_ == STATE and len(span) == 1 and ambiguous and not self._location_context(doc, span):
+                continue
+            if ambiguous and span.label_ != STATE and not self._location_context(doc, span):
+                continue
+            out.append(span)
+        return out
+
+    def _location_context(self, doc: Doc, span: Span) -> bool:
+        j = _prev_word(doc, span.start)
+        if j >= 0:
+            k = _prev_word(doc, j)
+            if k >= 0 and (doc[k].lower_, doc[j].lower_) in LOCATION_CUES:
+                return True
+        # "mobile, al" / "mobile, alabama"
+        e = span.end
+        if e + 1 < len(doc) and doc[e].text == ",":
+            nxt = doc[e + 1].lower_
+            return STATE in self.tags(nxt) or nxt.rstrip(".") in _STATE_CODES
+        return False
+
+    # -------------------------------------------------------------- hospitals
+    def hospitals(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """HOSPITAL spans: name words + a hospital word, or a short name after a transfer cue."""
+        out: List[Span] = []
+        n = len(doc)
+        lowers = [t.lower_ for t in doc]
+        i = 0
+        while i < n:
+            tail = self._hospital_tail(lowers, i)
+            if not tail:
+                i += 1
+                continue
+            start = self._hospital_name_start(doc, i, mixed_case)
+            # "Memorial Hospital", "General Hospital": a tail that names a hospital by itself
+            standalone = tail > 1 and mixed_case and doc[i].is_title and lowers[i] in HOSPITAL_NAME_WORDS
+            if start < i or standalone:
+                out.append(Span(doc, start, i + tail, label=HOSPITAL))
+            i += tail
+        for i in range(n):
+            if i >= 1 and (lowers[i - 1], lowers[i]) in TRANSFER_CUES:
+                span = self._after_transfer_cue(doc, i + 1)
+                if span is not None:
+                    out.append(span)
+        return out
+
+    def _hospital_tail(self, lowers: List[str], i: int) -> int:
+        for tail in HOSPITAL_TAILS:
+            if tuple(lowers[i : i + len(tail)]) == tail:
+                return len(tail)
+        return 1 if lowers[i] in HOSPITAL_WORDS else 0
+
+    def _hospital_name_word(self, doc: Doc, k: int, mixed_case: bool) -> bool:
+        t = doc[k]
+        low = t.lower_
+        if low in NOT_HOSPITAL_NAME or t.is_punct and low not in {"'s", "’s", "&", "."}:
+            return False
+        if low in {"'s", "’s", "&"}:
+            return True
+        if low == ".":
+            return k > 0 and doc[k - 1].lower_ in {"st", "mt"}
+        if low in HOSPITAL_NAME_WORDS or NAME in self.tags(low) or CITY in self.tags(low):
+            return True
+        if not (t.is_alpha or "'" in t.text):
+            return False
+        if mixed_case and t.is_title and not t.is_stop:
+            return True
+        return not self.is_common(low) and not t.is_stop
+
+    def _hospital_name_start(self, doc: Doc, i: int, mixed_case: bool) -> int:
+        start = i
+        words = 0
+        while start > 0 and words < 4 and "\n" not in doc[start - 1].whitespace_ and self._hospital_name_word(doc, start - 1, mixed_case):
+            start -= 1
+            if doc[start].is_alpha:
+                words += 1
+        while start < i and doc[start].lower_ in {"'s", "’s", ".", "&"}:  # a name does not start with "'s" or "."
+            start += 1
+        return start
+
+    def _after_transfer_cue(self, doc: Doc, i: int) -> Optional[Span]:
+        """A one- or two-word name after a transfer cue that is no ordinary word
+        ("transferred to mgh", "followed at lahey clinic")."""
+        if i >= len(doc):
+            return None
+        if doc[i].lower_ == "the" and i + 1 < len(doc):
+            i += 1
+        t = doc[i]
+        if not (t.is_alpha or "&" in t.text) or len(t.text) < 2 or self.is_common(t.lower_):
+            return None
+        end = i + 1
+        if end < len(doc) and doc[end].is_alpha and not self.is_common(doc[end].lower_):
+            end += 1
+        return Span(doc, i, end, label=HOSPITAL)
+
+    # ------------------------------------------------------------ user lists
+    def others(self, doc: Doc) -> List[Span]:
+        """Matches of lists with any other label (a user's wards, clinics, staff):
+        taken wherever they occur."""
+        out = [Span(doc, s, e, label=label) for s, e, label in self.index.multi_matches(doc) if label not in _BUILT_IN]
+        for i, tok in enumerate(doc):
+            for label in self.tags(tok.lower_):
+                if label not in _BUILT_IN and not label.startswith("key:"):
+                    out.append(Span(doc, i, i + 1, label=label))
+        return out
+
+    # ------------------------------------------------------------------ all
+    def __call__(self, doc: Doc) -> List[Span]:
+        """All gazetteer spans of ``doc``, overlaps resolved (longest first)."""
+        letters = [c for c in doc.text if c.isalpha()]
+        upper = sum(c.isupper() for c in letters)
+        mixed_case = bool(letters) and 0.05 < upper / len(letters) < 0.6
+        spans = self.others(doc) + self.hospitals(doc, mixed_case) + self.places(doc) + self.names(doc, mixed_case)
+        return filter_spans(spans)
+
+
+_BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+_INITIAL = re.compile(r"^[A-Za-z]\.?$")
+_STATE_CODES = frozenset("""
+al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
+or pa ri sc sd tn tx ut vt va wa wv wi wy dc
+""".split())
+
+
+def load_lists(
+    lists: Mapping[str, str],
+    labels: Mapping[str, str],
+    common_words: Optional[str],
+    clinical_terms: Optional[str],
+    min_zipf: float,
+) -> GazetteerLists:
+    """Read the list files (asset names or paths) into a ``GazetteerLists``.
+
+    lists (Mapping[str, str]): list key -> file.
+    labels (Mapping[str, str]): list key -> label (defaults: ``LIST_LABELS``).
+    common_words (Optional[str]): the word/Zipf TSV (None: no word is ambiguous).
+    clinical_terms (Optional[str]): clinical words, always ambiguous.
+    min_zipf (float): an entry at or above this Zipf frequency is an ordinary word.
+    RETURNS (GazetteerLists): the lists.
+    """
+    from spacy_deid.resources import asset_path
+
+    read = {key: read_term_file(asset_path(path)) for key, path in lists.items()}
+    common: Set[str] = set()
+    if common_words:
+        common |= read_common_words(asset_path(common_words), min_zipf)
+    if clinical_terms:
+        common |= set(read_term_file(asset_path(clinical_terms)))
+    all_labels = {**LIST_LABELS, **dict(labels)}
+    return GazetteerLists(lists=read, labels={k: all_labels[k] for k in read if k in all_labels}, common=common)
+
+
+def iter_words(lists: GazetteerLists) -> Iterable[str]:
+    """Every entry of every list (for tests and statistics)."""
+    for terms in lists.lists.values():
+        yield from terms

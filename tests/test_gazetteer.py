@@ -1,0 +1,119 @@
+"""phi_gazetteer: names, places and hospitals in any case, ambiguous words only in context."""
+import pytest
+import spacy
+
+import spacy_deid  # noqa: F401
+from spacy_deid.detect.gazetteers import GazetteerLists, read_common_words
+from spacy_deid.detect.labels import DEFAULT_LABEL_MAP, category_of
+from spacy_deid.resources import asset_path
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    nlp.initialize()
+    return nlp
+
+
+def found(nlp, text):
+    doc = nlp(text)
+    return [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+
+
+def variants(text):
+    return [text, text.upper(), text.lower()]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Dr Green aware of sbp 85.", [("Green", "NAME")]),
+        ("Spoke with daughter Rose who will call back.", [("Rose", "NAME")]),
+        ("Wife May at bedside.", [("May", "NAME")]),
+        ("Np Kowalczyk made aware.", [("Kowalczyk", "NAME")]),
+        ("Talked with Mark from case management.", [("Mark", "NAME")]),
+        ("Grace Smith, RN", [("Grace Smith", "NAME")]),
+        ("Seen by John Smith today.", [("John Smith", "NAME")]),
+        ("Dianne L. called.", [("Dianne L.", "NAME")]),
+        ("Pt lives in Mobile, AL.", [("Mobile", "CITY")]),
+        ("Pt from Boston.", [("Boston", "CITY")]),
+        ("Son lives in Cook County.", [("Cook County", "COUNTY")]),
+        ("Seen at St. Luke's Hospital.", [("St. Luke's Hospital", "HOSPITAL")]),
+        ("Seen at Denver General Hospital.", [("Denver General Hospital", "HOSPITAL")]),
+        ("Transferred to MGH for cath.", [("MGH", "HOSPITAL")]),
+        ("Followed at Lahey Clinic.", [("Lahey Clinic", "HOSPITAL")]),
+    ],
+)
+def test_forms_in_every_case(nlp, text, expected):
+    for variant, case in zip(variants(text), (str, str.upper, str.lower)):
+        assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Normal saline given, brown stool, will monitor, may need CT. Green sputum. Temp rose to 38.5.",
+        "Transfer to ICU. Went to OR. Arrived from OSH. Sent to ED.",
+        "Pt's hospital course was notable; the hospital; general surgery consulted.",
+        "Burns to legs, visual fields intact, Cheyne Stokes breathing, grace period.",
+        "TIA vs CVA, MS changes, pt will mark site, may walk with PT.",
+    ],
+)
+def test_ordinary_words_are_not_taken(nlp, text):
+    for variant in variants(text):
+        assert found(nlp, variant) == [], variant
+
+
+def test_labels_map_to_categories(nlp):
+    doc = nlp("Dr Green sent pt from Boston, Cook County, Texas to St. Luke's Hospital.")
+    cats = {category_of(s.label_, DEFAULT_LABEL_MAP) for s in doc.spans["phi_gazetteer"]}
+    assert cats == {"NAME", "LOCATION", "ORGANIZATION"}
+
+
+def test_common_words_list_keeps_ordinary_words_only():
+    common = read_common_words(asset_path("gazetteers/common_words.tsv"), 3.0)
+    assert {"will", "rose", "brown", "fields", "heart", "tia"} <= common
+    assert not {"john", "boston", "garcia"} & common
+
+
+def test_user_list_and_label(tmp_path):
+    wards = tmp_path / "wards.txt"
+    wards.write_text("# wards\nfarr 10\nblake 7\n", encoding="utf-8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    nlp.config["initialize"]["components"]["phi_gazetteer"] = {"lists": {"wards": str(wards)}, "labels": {"wards": "WARD"}}
+    nlp.initialize()
+    assert found(nlp, "moved to FARR 10 overnight") == [("FARR 10", "WARD")]
+    with pytest.raises(ValueError):
+        GazetteerLists(lists={"x": ["a"]}, labels={})
+
+
+def test_round_trip(nlp, tmp_path):
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    text = "DR GREEN SPOKE WITH WIFE MAY; PT FROM BOSTON, TRANSFERRED TO MGH."
+    assert found(loaded, text) == found(nlp, text) != []
+    gaz = spacy.blank("en").add_pipe("phi_gazetteer")
+    gaz.from_bytes(nlp.get_pipe("phi_gazetteer").to_bytes())
+    assert gaz.is_initialized
+
+
+def test_saved_pipeline_holds_no_list_text(tmp_path):
+    staff = tmp_path / "staff.txt"
+    staff.write_text("zorblatt quenwick\n", encoding="utf-8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    nlp.config["initialize"]["components"]["phi_gazetteer"] = {"lists": {"staff": str(staff)}, "labels": {"staff": "STAFF"}}
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "p")
+    blob = b"".join(p.read_bytes() for p in (tmp_path / "p").rglob("*") if p.is_file()).lower()
+    assert b"zorblatt" not in blob and b"kowalczyk" not in blob and b"garcia" not in blob
+    assert found(spacy.load(tmp_path / "p"), "per ZORBLATT QUENWICK") == [("ZORBLATT QUENWICK", "STAFF")]
+
+
+def test_not_initialized_says_so():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    with pytest.raises(ValueError, match="initialize"):
+        nlp("text")
