@@ -63,12 +63,13 @@ def generate_cmd(
     n_docs: int = typer.Option(2000, "--n-docs", help="Number of notes"),
     n_patients: int = typer.Option(300, "--n-patients", help="Number of distinct patients"),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same file)"),
+    style: str = typer.Option("prose", "--style", help="prose (tidy notes), upper / lower (telegraphic ICU nursing notes in ALL CAPS / lower case), or mixed (each note draws one)"),
 ):
-    """Write a synthetic clinical corpus with gold PHI spans (Faker surrogates)."""
+    """Write a synthetic clinical corpus with gold PHI spans."""
     from spacy_deid.synth import generate_corpus
 
     try:
-        stats = generate_corpus(output, n_docs=n_docs, n_patients=n_patients, seed=seed)
+        stats = generate_corpus(output, n_docs=n_docs, n_patients=n_patients, seed=seed, style=style)
     except ValueError as err:
         fatal(str(err))
     msg.good(f"Wrote {stats['n_docs']} notes of {stats['n_patients']} patients, {stats['n_spans']} PHI spans to {output}")

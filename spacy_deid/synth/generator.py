@@ -29,12 +29,13 @@ from spacy_deid.synth import vocab as V
 PHI_LABELS: List[str] = [
     "PATIENT", "DOCTOR", "USERNAME", "HOSPITAL", "ORGANIZATION", "DATE", "AGE", "PHONE", "FAX", "EMAIL",
     "URL", "MRN", "SSN", "IDNUM", "DEVICE", "STREET", "CITY", "STATE", "ZIP", "COUNTRY", "PROFESSION",
-    "LOCATION_OTHER",
+    "LOCATION_OTHER", "WARD",
 ]
 NOTE_TYPES: List[str] = [
     "discharge_summary", "progress_note", "nursing_note", "radiology_report", "consult_note", "operative_note",
-    "ed_note",
+    "ed_note", "icu_nursing_note",
 ]
+_PROSE_TYPES = NOTE_TYPES[:-1]
 _NOTE_TYPE_WEIGHTS = [18, 22, 13, 14, 12, 10, 11]
 _ABBREV = frozenset(V.TOKENIZER_ABBREV_STEMS)
 _SAINTS = ["Mary", "Joseph", "Luke", "Francis", "Vincent", "Elizabeth", "Anne", "John", "Michael", "Patrick",
@@ -947,7 +948,9 @@ CC_LINES = [
 class Generator:
     """Writes one record at a time for a cohort; all randomness from ``rng`` and ``fake``."""
 
-    def __init__(self, n_docs: int, n_patients: int, seed: int = 0) -> None:
+    def __init__(self, n_docs: int, n_patients: int, seed: int = 0, style: str = "prose") -> None:
+        if style not in STYLES and style != "mixed":
+            raise ValueError(f"style must be one of {', '.join(STYLES)} or mixed, got {style!r}")
         try:
             n_docs, n_patients = operator.index(n_docs), operator.index(n_patients)
         except TypeError:
@@ -958,11 +961,18 @@ class Generator:
             raise ValueError(f"n_patients must be at least 1, got {n_patients}")
         if n_patients > n_docs:
             raise ValueError(f"n_patients ({n_patients}) cannot exceed n_docs ({n_docs}): every patient needs a note")
-        self.n_docs, self.n_patients, self.seed = n_docs, n_patients, seed
+        self.n_docs, self.n_patients, self.seed, self.style = n_docs, n_patients, seed, style
+        self._icu_cohort: Optional[IcuCohort] = None
         self.rng = random.Random(seed)
         self.fake = Faker("en_US")
         self.fake.seed_instance(seed)
         self.cohort = Cohort(n_patients, self.rng, self.fake)
+
+    def icu_cohort(self) -> "IcuCohort":
+        """The invented identities of the ICU notes, made on first use."""
+        if self._icu_cohort is None:
+            self._icu_cohort = IcuCohort(self.rng)
+        return self._icu_cohort
 
     def _assign(self) -> List[int]:
         """Patient index of each note: everyone gets one, the rest go to a skewed few."""
@@ -984,7 +994,11 @@ class Generator:
 
     def _note(self, note_id: str, pt: Patient) -> dict:
         r = self.rng
-        note_type = r.choices(NOTE_TYPES, weights=_NOTE_TYPE_WEIGHTS)[0]
+        style = self.style if self.style != "mixed" else r.choice(STYLES)
+        if style == "prose":
+            note_type = r.choices(_PROSE_TYPES, weights=_NOTE_TYPE_WEIGHTS)[0]
+        else:
+            note_type = ICU_NOTE_TYPE
         if note_type == "radiology_report":
             label = V.RADIOLOGY
         else:
@@ -995,9 +1009,10 @@ class Generator:
         pt.visits += 1
         n = _Note(self, pt, note_type, label, date)
         _BUILDERS[note_type](n)
-        text = n.w.text()
+        text = apply_case(n.w.text(), style)
         spans = [{"start": s, "end": e, "label": lab, "text": text[s:e]} for s, e, lab in n.w.spans]
-        return {"id": note_id, "patient_id": pt.pid, "note_type": note_type, "label": label, "text": text, "spans": spans}
+        return {"id": note_id, "patient_id": pt.pid, "note_type": note_type, "label": label, "style": style,
+                "text": text, "spans": spans}
 
 
 def _age_phrase(n: _Note, cap: bool = False) -> None:
@@ -1509,3 +1524,391 @@ _BUILDERS: Dict[str, Callable[[_Note], None]] = {
     "operative_note": _operative_note,
     "ed_note": _ed_note,
 }
+
+
+# ---- ICU nursing progress notes: telegraphic, ALL CAPS or all lower case ------------------
+
+STYLES: List[str] = ["prose", "upper", "lower"]
+"""``prose``: tidy title-case notes of every note type; ``upper`` / ``lower``: telegraphic
+ICU nursing progress notes written in ALL CAPS / all lower case."""
+ICU_NOTE_TYPE = "icu_nursing_note"
+
+
+def invented_name(r: random.Random, kind: str) -> str:
+    """A name made of syllables, so it belongs to no list of real people or places.
+
+    kind: ``first_f``, ``first_m``, ``last`` or ``place``.
+    """
+    stem = "".join(r.choice(V.NAME_ONSETS) + r.choice(V.NAME_VOWELS) + r.choice(V.NAME_CODAS)
+                   for _ in range(1 if kind.startswith("first") or r.random() < 0.75 else 2))
+    end = {"first_f": V.FIRST_ENDINGS_F, "first_m": V.FIRST_ENDINGS_M, "last": V.SURNAME_ENDINGS,
+           "place": V.PLACE_ENDINGS}[kind]
+    name = stem + r.choice(end)
+    # Collapse a vowel clash at the join ("ea" + "a"...) and triple letters.
+    name = re.sub(r"([aeiouy])[aeiouy]+(?=[aeiouy])", r"\1", name)
+    name = re.sub(r"(.)\1\1+", r"\1\1", name)
+    return _cap(name)
+
+
+@dataclass
+class IcuPerson:
+    first: str
+    last: str
+    female: bool
+
+
+@dataclass
+class IcuHospital:
+    name: str
+    short: str  # the one-word name ("Kellton")
+    abbr: str  # the initials ("KGH")
+
+
+@dataclass
+class IcuIdentity:
+    """A patient's identity in the ICU notes: invented names, relatives, home town, age."""
+
+    person: IcuPerson
+    relatives: List[Tuple[str, IcuPerson]]
+    city: str
+    hospital: IcuHospital
+    age: int
+
+
+class IcuCohort:
+    """Invented identities for the ICU notes, drawn on first use from the generator's rng."""
+
+    def __init__(self, r: random.Random) -> None:
+        self.r = r
+        self.cities = [invented_name(r, "place") for _ in range(12)]
+        self.hospitals = [self._hospital() for _ in range(10)]
+        self.staff = [self.person(r.random() < 0.7) for _ in range(24)]
+        self.wards = [self._ward() for _ in range(6)]
+        self.by_patient: Dict[str, IcuIdentity] = {}
+
+    def first(self, female: bool) -> str:
+        r = self.r
+        if r.random() < 0.3:
+            return r.choice(V.COMMON_WORD_FIRST_F if female else V.COMMON_WORD_FIRST_M)
+        return invented_name(r, "first_f" if female else "first_m")
+
+    def last(self) -> str:
+        return self.r.choice(V.COMMON_WORD_SURNAMES) if self.r.random() < 0.25 else invented_name(self.r, "last")
+
+    def person(self, female: bool) -> IcuPerson:
+        return IcuPerson(self.first(female), self.last(), female)
+
+    def _hospital(self) -> IcuHospital:
+        r = self.r
+        place, last = invented_name(r, "place"), invented_name(r, "last")
+        name = r.choice(V.ICU_HOSPITAL_FORMS).format(place=place, last=last)
+        short = last if name.startswith("St.") or name.startswith(last) else place
+        words = [w for w in re.findall(r"[A-Za-z]+", name) if w not in ("St", "s")]
+        abbr = ("S" if name.startswith("St.") else "") + "".join(w[0] for w in words).upper()
+        if len(abbr) < 3:
+            abbr += "H"
+        return IcuHospital(name, short, abbr)
+
+    def _ward(self) -> str:
+        r = self.r
+        return r.choice(V.ICU_WARD_FORMS).format(last=invented_name(r, "last"), n=r.randint(2, 12), wing=r.choice("ABCDE"))
+
+    def identity(self, pt: Patient, age: int) -> IcuIdentity:
+        got = self.by_patient.get(pt.pid)
+        if got is None:
+            r = self.r
+            rels = []
+            for rel in r.sample(V.RELATIONS, 3):
+                fem = V.RELATION_FEMALE[rel]
+                rels.append((rel, self.person(r.random() < 0.5 if fem is None else fem)))
+            # A share of ICU patients is over 89 (an identifier under HIPAA).
+            icu_age = age if r.random() < 0.6 else r.randint(90, 104)
+            got = IcuIdentity(self.person(pt.female), rels, r.choice(self.cities), r.choice(self.hospitals), icu_age)
+            self.by_patient[pt.pid] = got
+        return got
+
+
+def _ordinal(day: int) -> str:
+    return f"{day}{'th' if 10 <= day % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th')}"
+
+
+def _icu_date(n: _Note, d: dt.date) -> None:
+    """Dates as nurses type them: 3-24-17, 10/12, march 24, "in march of 2022", 24th."""
+    m, day, y = d.month, d.day, d.year
+    forms = [f"{m}-{day}-{y % 100:02d}", f"{m}/{day}", f"{m}/{day}/{y % 100:02d}", f"{V.MONTHS[m - 1]} {day}",
+             f"{V.MONTHS[m - 1]} of {y}", f"{V.MONTHS_ABBR[m - 1]} {day}", f"{m}-{day}", f"{m}/{day}/{y}", _ordinal(day)]
+    form = n.r.randrange(len(forms))
+    if form == 4:
+        n.w.lit("in ")
+    n.w.phi("DATE", forms[form])
+
+
+def _icu_year(n: _Note) -> None:
+    """A past year, often abbreviated: '99 or 74'."""
+    y = n.pdate(365, 9000).year
+    form = n.r.randrange(3)
+    if form == 0:
+        n.w.lit("'")
+        n.w.phi("DATE", f"{y % 100:02d}")
+    elif form == 1:
+        n.w.phi("DATE", f"{y % 100:02d}")
+        n.w.lit("'")
+    else:
+        n.w.phi("DATE", str(y))
+
+
+def _icu_phone(n: _Note) -> None:
+    """Phone numbers, some with an extension ("x45", "ext 120") or without area code."""
+    r, d = n.r, n.c.phone()
+    forms = [f"{d[:3]}-{d[3:6]}-{d[6:]} x{r.randint(2, 9999)}", f"{d[3:6]}-{d[6:]}", f"({d[:3]}) {d[3:6]}-{d[6:]}",
+             f"{d[3:6]}-{d[6:]} ext {r.randint(10, 999)}", f"{d[:3]}.{d[3:6]}.{d[6:]}", f"{d[:3]}-{d[3:6]}-{d[6:]}"]
+    n.w.phi("PHONE", r.choice(forms))
+
+
+def _icu_pager(n: _Note) -> None:
+    r = n.r
+    n.w.lit(r.choice(["pager #", "pager ", "pg ", "beeper ", "beeper #"]))
+    n.w.phi("PHONE", r.choice([n.c.digits(5), f"{r.randint(1, 9)}-{n.c.digits(4)}", n.c.digits(4)]))
+
+
+def _icu_staff(n: _Note) -> IcuPerson:
+    return n.r.choice(n.icu_c.staff)
+
+
+def _icu_staff_name(n: _Note, p: IcuPerson) -> None:
+    r = n.r
+    n.w.phi("DOCTOR", r.choice([p.last, p.last, p.first, f"{p.first} {p.last}", f"{p.first[0]}. {p.last}"]))
+
+
+def _icu_role_name(n: _Note) -> None:
+    """A clinician's name after or before a role word: "dr x aware", "x, rn", "np x made aware"."""
+    r, w = n.r, n.w
+    p = _icu_staff(n)
+    form = r.randrange(10)
+    if form == 0:
+        w.lit(r.choice(["Dr ", "Dr. ", "dr "]))
+        w.phi("DOCTOR", p.last)
+        w.lit(" " + r.choice(["aware", "made aware", "notified", "in to see pt", "paged"]))
+    elif form == 1:
+        w.phi("DOCTOR", r.choice([p.first, f"{p.first} {p.last}", p.last]))
+        w.lit(", RN " + r.choice(["aware", "to follow", "covering"]))
+    elif form == 2:
+        w.lit(r.choice(["NP ", "PA ", "resident ", "intern ", "fellow "]))
+        w.phi("DOCTOR", r.choice([p.first, p.last]))
+        w.lit(" " + r.choice(["made aware", "aware", "notified", "at bedside"]))
+    elif form == 3:
+        w.lit("talked with ")
+        w.phi("DOCTOR", r.choice([p.first, f"{p.first} {p.last}"]))
+        w.lit(f" from {r.choice(V.ICU_DEPTS)}")
+    elif form == 4:
+        w.lit("MD ")
+        w.phi("DOCTOR", p.last)
+        w.lit(" notified of ")
+        w.lit(r.choice(["low UO", "SBP 80s", "K 3.2", "temp 101.4", "new afib"]))
+    elif form == 5:
+        w.lit("paged Dr ")
+        w.phi("DOCTOR", p.last)
+        w.lit(" at ")
+        w.lit(f"{r.randint(0, 23):02d}{r.choice(['00', '15', '30', '45'])}")
+    elif form == 6:
+        w.lit(r.choice(["covering for ", "report given to ", "care turned over to "]))
+        w.phi("DOCTOR", r.choice([p.first, f"{p.first} {p.last}"]))
+        w.lit(r.choice([", RN", " RN", ""]))
+    elif form == 7:
+        w.lit("per Dr ")
+        w.phi("DOCTOR", p.last)
+        w.lit(", " + r.choice(["hold tube feeds", "cont current plan", "no further w/u tonight", "ok to transfuse 1u prbc"]))
+    elif form == 8:
+        w.lit(r.choice(["attending ", "renal fellow ", "cards fellow ", "surgery resident "]))
+        w.phi("DOCTOR", p.last)
+        w.lit(" " + r.choice(["aware", "in to see pt", "will follow"]))
+    else:
+        w.lit(r.choice(["SW ", "CM ", "chaplain ", "RT "]))
+        w.phi("DOCTOR", p.first)
+        w.lit(" " + r.choice(["following", "in to see family", "aware"]))
+
+
+def _icu_family(n: _Note) -> None:
+    """Relatives after relation words: "wife x", "daughter x called", "son x lives in y"."""
+    r, w, ident = n.r, n.w, n.icu
+    rel, p = r.choice(ident.relatives)
+    form = r.randrange(8)
+    name = p.first if r.random() < 0.75 else f"{p.first} {p.last}"
+    w.lit(rel + " ")
+    w.phi("PATIENT", name)
+    if form == 0:
+        w.lit(" called, " + r.choice(["updated by RN", "questions answered", "will visit in am"]))
+    elif form == 1:
+        w.lit(" lives in ")
+        if r.random() < 0.6:
+            w.phi("CITY", ident.city)
+        else:
+            w.phi("STATE", r.choice(V.US_STATES)[1])
+        w.lit(", " + r.choice(["will be in tomorrow", "updated by phone", "is HCP", "flying in tonight"]))
+    elif form == 2:
+        w.lit(" in to visit, " + r.choice(["updated at bedside", "very supportive", "tearful", "asking appropriate questions"]))
+    elif form == 3:
+        w.lit(" is HCP, can be reached at ")
+        _icu_phone(n)
+    elif form == 4:
+        w.lit(" " + r.choice(["aware of plan", "at bedside", "left for the night", "requesting family mtg"]))
+    elif form == 5:
+        w.lit(" called at ")
+        w.lit(f"{r.randint(0, 23):02d}{r.choice(['00', '10', '30', '45'])}")
+        w.lit(", number ")
+        _icu_phone(n)
+    elif form == 6:
+        w.lit(" and " + r.choice(["grandkids", "family", "friends"]) + " visited")
+    else:
+        w.lit(" " + r.choice(["works at ", "drove in from ", "staying at "]))
+        if r.random() < 0.5:
+            w.phi("CITY", r.choice(n.icu_c.cities))
+        else:
+            w.phi("HOSPITAL", n.icu_c.hospitals[r.randrange(len(n.icu_c.hospitals))].short)
+
+
+def _icu_hosp(n: _Note, h: Optional[IcuHospital] = None) -> None:
+    r = n.r
+    h = h or r.choice(n.icu_c.hospitals)
+    n.w.phi("HOSPITAL", r.choice([h.abbr, h.abbr, h.short, h.name]))
+
+
+def _icu_hosp_phrase(n: _Note) -> None:
+    """A hospital by abbreviation or one-word name after "transfer to", "followed at"..."""
+    r, w = n.r, n.w
+    lead = r.choice(["transfer to ", "transferred from ", "followed at ", "went to ", "arrived from ", "pt seen at ",
+                     "records requested from ", "plan for rehab at ", "has PCP at ", "d/c to "])
+    w.lit(lead)
+    _icu_hosp(n, n.icu.hospital if r.random() < 0.5 else None)
+    tail = r.choice(["", "", " ED", " for w/u", " on "])
+    w.lit(tail)
+    if tail == " on ":
+        _icu_date(n, n.pdate(1, 40))
+
+
+def _icu_ward(n: _Note) -> None:
+    r, w = n.r, n.w
+    w.lit(r.choice(["transfer to ", "will go to ", "bed assigned on ", "came up from ", "pt moved to "]))
+    w.phi("WARD", r.choice(n.icu_c.wards))
+    if r.random() < 0.4:
+        w.lit(r.choice([" when bed available", " tomorrow", " this am"]))
+
+
+def _icu_pt(n: _Note) -> None:
+    r, p = n.r, n.icu.person
+    form = r.randrange(5)
+    if form == 0:
+        n.w.phi("PATIENT", f"{p.first} {p.last}")
+    elif form == 1:
+        n.w.lit("Mrs. " if p.female and r.random() < 0.5 else ("Ms. " if p.female else "Mr. "))
+        n.w.phi("PATIENT", p.last)
+    elif form == 2:
+        n.w.phi("PATIENT", p.first)
+    elif form == 3:
+        n.w.phi("PATIENT", f"{p.last}, {p.first}")
+    else:
+        n.w.phi("PATIENT", p.last)
+
+
+def _icu_age(n: _Note) -> None:
+    r, w = n.r, n.w
+    form = r.randrange(4)
+    w.phi("AGE", str(n.icu.age))
+    w.lit([" yo", " y/o", " yo ", " year old "][form] + ("" if form < 2 else ("F" if n.pt.female else "M")))
+
+
+_PHI_SLOTS.update({
+    "I_PT": _icu_pt,
+    "I_AGE": _icu_age,
+    "I_ROLE": _icu_role_name,
+    "I_FAMILY": _icu_family,
+    "I_HOSP_PHRASE": _icu_hosp_phrase,
+    "I_HOSP": _icu_hosp,
+    "I_WARD": _icu_ward,
+    "I_PHONE": _icu_phone,
+    "I_PAGER": _icu_pager,
+    "I_DATE": lambda n: _icu_date(n, n.date),
+    "I_PDATE": lambda n: _icu_date(n, n.pdate(1, 900)),
+    "I_YEAR": _icu_year,
+    "I_MRN": lambda n: n.w.phi("MRN", n.pt.mrn),
+    "I_STAFF": lambda n: _icu_staff_name(n, _icu_staff(n)),
+})
+_CONTENT_SLOTS.update({
+    "icu_hx": lambda n: n.fresh("icu_hx", V.ICU_HX),
+    "icu_unit": lambda n: n.r.choice(V.ICU_UNITS),
+    "hhmm": lambda n: f"{n.r.randint(0, 23):02d}{n.r.choice(['00', '15', '30', '45'])}",
+})
+
+ICU_OPENERS = [
+    "{I_AGE} admitted {I_DATE} from {I_HOSP} w/ {dx}, {icu_hx}.",
+    "pt is {I_AGE} w/ {icu_hx}, {icu_hx}. admitted to {icu_unit} w/ {dx}.",
+    "{I_PT} is a {I_AGE} s/p {proc} on {I_PDATE}, {icu_hx}.",
+    "{I_AGE} transferred from {I_HOSP} on {I_DATE} for mgmt of {dx}.",
+    "pt {I_PT}, {I_AGE}, {icu_hx}, here w/ {dx}.",
+    "{I_PT} ({I_AGE}) arrived from {I_HOSP} at {hhmm}, {icu_hx}.",
+]
+ICU_EVENTS = [
+    "{I_ROLE}.", "{I_ROLE}.", "{I_ROLE}.", "{I_FAMILY}.", "{I_FAMILY}.", "{I_HOSP_PHRASE}.", "{I_HOSP_PHRASE}.", "{I_WARD}.",
+    "hx of MI in {I_YEAR}, CABG {I_YEAR}.", "last admit {I_PDATE} for {dx2}.", "dx w/ {pmh} in {I_YEAR}.",
+    "seen in clinic {I_PDATE}, f/u {I_DATE}.", "pt states lives alone, {I_FAMILY}.", "ok to page {I_STAFF} at {I_PAGER}.",
+    "pls call {I_PHONE} w/ questions.", "outpt cardiologist {I_STAFF}, {I_PHONE}.", "HCP form on chart, {I_FAMILY}.",
+    "echo {I_PDATE} EF 35%.", "plan d/c {I_DATE} if stable.", "MRN {I_MRN}.",
+]
+
+
+def _icu_nursing_note(n: _Note) -> None:
+    """A telegraphic ICU nursing progress note: systems, events, family, plan."""
+    r, w = n.r, n.w
+    n.icu_c = n.gen.icu_cohort()
+    n.icu = n.icu_c.identity(n.pt, n.age_at(n.date))
+    w.lit(r.choice(V.ICU_TITLES) + " " + r.choice(V.ICU_SHIFTS))
+    if r.random() < 0.5:
+        w.lit(" ")
+        _icu_date(n, n.date)
+    if r.random() < 0.4:
+        w.lit(r.choice(["  pt: ", "  re: ", "  name: ", " - "]))
+        _icu_pt(n)
+    w.lit("\n")
+    n.say(r.choice(ICU_OPENERS))
+    sep = r.choice([".\n", ". ", "\n"])
+    systems = [s for s in V.ICU_SYSTEM_ORDER if r.random() < 0.8]
+    for name in systems:
+        items = r.sample(V.ICU_SYSTEMS[name], min(len(V.ICU_SYSTEMS[name]), r.randint(1, 3)))
+        w.lit(sep if w.parts[-1][-1:] not in ("\n", " ") else "")
+        w.lit(f"{name}: ")
+        for i, item in enumerate(items):
+            if i:
+                w.lit(", ")
+            n.say(item)
+        if r.random() < 0.3:
+            w.lit(". ")
+            n.say(r.choice(["{I_ROLE}", "{I_ROLE}", "labs sent at {hhmm}"]))
+    w.lit("\n" + r.choice(["Social: ", "Family: ", "Soc: ", "Dispo: "]))
+    n.say_some(ICU_EVENTS, 4, 7)
+    w.lit("\n" + r.choice(["Plan: ", "A/P: ", "P: "]))
+    w.lit(", ".join(r.sample(V.ICU_PLANS, r.randint(2, 4))))
+    if r.random() < 0.5:
+        w.lit(", ")
+        n.say(r.choice(["{I_ROLE}", "f/u w/ Dr {I_STAFF} in am", "{I_HOSP_PHRASE}", "{I_WARD}"]))
+    w.lit(".")
+    if r.random() < 0.6:
+        w.lit("\n")
+        p = _icu_staff(n)
+        w.phi("DOCTOR", r.choice([p.first, f"{p.first} {p.last}", f"{p.first[0]}. {p.last}"]))
+        w.lit(r.choice([", RN", " RN", ", RN BSN", ""]))
+
+
+def apply_case(text: str, style: str) -> str:
+    """``text`` in the case of ``style`` (upper, lower; anything else unchanged), keeping
+    every character offset: a character whose case mapping changes its length
+    ("ß" -> "SS") is left as written."""
+    if style not in ("upper", "lower"):
+        return text
+    out = text.upper() if style == "upper" else text.lower()
+    if len(out) == len(text):
+        return out
+    f = str.upper if style == "upper" else str.lower
+    return "".join(f(ch) if len(f(ch)) == 1 else ch for ch in text)
+
+
+_BUILDERS[ICU_NOTE_TYPE] = _icu_nursing_note

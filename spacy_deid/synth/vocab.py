@@ -942,3 +942,63 @@ TOKENIZER_ABBREV_STEMS = [
     "Nebr", "Nev", "Nov", "Oct", "Okla", "Ore", "Pa", "Prof", "Rep", "Rev", "Sen", "Sep", "Sept", "St", "Tenn", "Va",
     "Wash", "Wis", "co", "vs",
 ]
+
+# ---- ICU nursing progress notes (telegraphic styles) --------------------------------
+# Names and places of these notes are invented from syllables (never drawn from lists of
+# real people or places), so a generated corpus cannot share a name with a real corpus
+# by construction; the only real words among them are the common-word names below.
+NAME_ONSETS = ["b", "br", "c", "d", "dr", "f", "g", "gr", "h", "j", "k", "kr", "l", "m", "n", "p", "pr", "r", "s",
+               "sh", "st", "t", "th", "tr", "v", "w", "z", "ph", "qu", "sk"]
+NAME_VOWELS = ["a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "ou", "y", "ie", "au"]
+NAME_CODAS = ["", "", "n", "r", "l", "s", "m", "nd", "rk", "th", "ll", "st", "x", "v", "rn", "nt"]
+FIRST_ENDINGS_F = ["a", "ia", "elle", "ine", "ette", "ora", "yn", "issa", "anne", "ie"]
+FIRST_ENDINGS_M = ["o", "an", "el", "ias", "or", "us", "en", "ard", "ick", "on"]
+SURNAME_ENDINGS = ["son", "ley", "ford", "well", "ton", "berg", "wick", "more", "ham", "stad", "ridge", "ner", "ovic",
+                   "ani", "ez", "ski", "field", "mann", "ello", "shaw"]
+PLACE_ENDINGS = ["ton", "ville", "field", "burg", "port", "dale", "wood", "haven", "mouth", "ford", "bury", "ridge"]
+# First names and surnames that are also common English words: taken as names only in context.
+COMMON_WORD_FIRST_F = ["Rose", "May", "Grace", "Hope", "Joy", "Faith", "Dawn", "June", "Pat", "Ivy", "Summer", "Holly",
+                       "Iris", "Bell", "Ruby", "Pearl", "Star", "Amber", "Sunny", "Violet"]
+COMMON_WORD_FIRST_M = ["Mark", "Will", "Pat", "Bill", "Art", "Frank", "Rich", "Chase", "Grant", "Jack", "Rob", "Miles",
+                       "Sonny", "Guy", "Hunter", "Dale", "Cliff", "Gene", "Ray", "Bud"]
+COMMON_WORD_SURNAMES = ["Green", "Small", "Brown", "White", "Long", "Young", "King", "Hall", "Wood", "Stone", "Rice",
+                        "Price", "Bell", "Hill", "Day", "May", "Black", "Ford", "Lane", "Frank", "Rose", "Street",
+                        "Marsh", "Fields", "Banks", "Moody", "Best", "Love", "Cross", "Page"]
+ICU_HOSPITAL_FORMS = ["{place} General Hospital", "{place} Memorial", "St. {last}", "{last} Medical Center",
+                      "{place} Community Hospital", "{place} Regional", "{last} Rehab", "{place} Hospital"]
+# Ward names: a building or donor name with a floor and wing ("Kellick 4", "Brandmore 7 North").
+ICU_WARD_FORMS = ["{last} {n}", "{last} {n} North", "{last} {n} South", "{last} {n}{wing}", "{last} building"]
+ICU_UNITS = ["MICU", "SICU", "CCU", "CVICU", "TSICU", "neuro ICU", "the floor", "step-down", "PACU", "ED"]
+ICU_SHIFTS = ["7a-7p", "7p-7a", "0700-1900", "1900-0700", "days", "nights", "7a-3p", "3p-11p", "11p-7a"]
+ICU_TITLES = ["NPN", "Nursing Progress Note", "Nursing progress note", "MICU Nursing Progress Note", "CCU NPN",
+              "Nursing note", "RN note", "Nursing Admission Note", "SICU nursing progress note", "Addendum"]
+# Telegraphic review of systems, one pool per system header; {x} slots are filled by the generator.
+ICU_SYSTEMS = {
+    "Neuro": ["A+Ox3, MAE, follows commands", "lethargic but arousable to voice, PERRL", "sedated on propofol, RASS -2",
+              "oriented x1, pulling at lines, mittens on", "no sz activity noted", "c/o HA, tylenol given w/ relief",
+              "intermittently confused overnight, reoriented", "nods appropriately, unable to speak d/t ETT",
+              "gcs 15, no focal deficits", "moves all ext weakly, grips equal"],
+    "CV": ["HR 80s-90s NSR, no ectopy", "SBP 100s-130s", "afib w/ RVR to 140s, dilt gtt titrated", "K 3.4, repleted w/ 40 meq KCl",
+           "pulses palp x4, extremities warm", "hypotensive to 80s after lasix, IVF bolus 500cc given w/ good effect",
+           "+2 edema BLE", "levophed weaned off at {time}", "trop neg x2", "ST 110s, pt anxious"],
+    "Resp": ["LS clear, diminished at bases", "on 2L NC sats 95-98%", "weaned to 40% face tent", "coarse BS, sx for thick tan sputum",
+             "vent settings unchanged, AC 500x14, PEEP 5, FiO2 40%", "RR 20s, no SOB at rest", "nonprod cough, IS encouraged",
+             "CXR this am, results pending", "extubated at {time} to 4L NC, tol well", "nebs q4h by RT"],
+    "GI/GU": ["abd soft, NT/ND, +BS", "tol clears, advance diet as tol", "NPO for procedure", "no BM this shift, colace given",
+              "foley draining clear yellow urine 40-60cc/hr", "UO marginal, MD aware", "TF at goal 60cc/hr, residuals <30",
+              "incontinent of loose stool x2, c diff sent", "voiding qs", "abd distended, firm, KUB ordered"],
+    "ID": ["afebrile", "Tmax 101.2, cultures sent", "on vanco/zosyn", "WBC 14, trending down", "contact precautions for MRSA"],
+    "Skin": ["intact", "coccyx stage II, duoderm applied", "R IJ site c/d/i", "bruising to arms", "turned q2h"],
+    "Endo": ["FS BS 120s-180s, covered per SSI", "insulin gtt off, transitioned to lantus", "BS 62 at {time}, amp D50 given"],
+    "Pain": ["c/o abd pain 6/10, morphine 2mg IV prn w/ relief", "denies pain", "fentanyl gtt at 50mcg/hr", "pain controlled w/ percocet"],
+    "Access": ["PIV x2", "R IJ TLC", "L radial a-line, waveform good", "PICC L arm"],
+}
+ICU_SYSTEM_ORDER = ["Neuro", "CV", "Resp", "GI/GU", "ID", "Skin", "Endo", "Pain", "Access"]
+ICU_PLANS = ["cont to monitor", "monitor hemodynamics", "wean vent as tol", "f/u am labs", "cont abx", "OOB to chair in am",
+             "d/c foley in am", "possible transfer to floor tomorrow", "keep family updated", "PT/OT consult",
+             "maintain skin integrity", "pain mgmt prn", "monitor UO", "cont IVF at 100cc/hr", "s/p EGD, monitor for bleeding"]
+ICU_HX = ["hx of CHF, DM2, HTN", "s/p CABG", "hx COPD on home O2", "ESRD on HD", "s/p fall at home", "h/o ETOH abuse",
+          "pmh significant for afib on coumadin", "hx of CVA w/ residual L sided weakness", "NKDA", "allergies: PCN",
+          "admitted w/ urosepsis", "s/p ex-lap", "c/o SOB x3 days", "admitted w/ GI bleed", "DNR/DNI"]
+ICU_DEPTS = ["case management", "social work", "the ethics committee", "PT", "nutrition", "palliative care", "the blood bank",
+             "pharmacy", "the lab", "admitting", "the billing office", "hospice"]
