@@ -535,3 +535,18 @@ def test_term_list_files(mlm_dir, tmp_path):
     assert not {"history", "plan", "chest"} & set(words)  # protected terms
     with pytest.raises(FileNotFoundError):
         make_nlp(mlm_dir, focus_terms_file=str(tmp_path / "none.txt"))
+
+
+def test_term_lists_inside_memory_zones(mlm_dir, texts):
+    """The term lists are hashes: built inside one memory zone and matched in the
+    next (as sanitize processes documents), they need no string of a zone."""
+    from spacy_deid.components.mlm_resampler import doc_rngs
+
+    nlp = make_nlp(mlm_dir, protected_terms_file="mlm_protected_terms.txt", focus_terms=["blood pressure"])
+    comp = nlp.get_pipe("mlm_resampler")
+    for text in (texts[0], "Blood pressure stable. History reviewed, plan unchanged for the patient today."):
+        with nlp.memory_zone():
+            doc = nlp(text)
+            assert get_edits(doc)
+            masked, _ = comp.plan(doc, doc_rngs(0, doc)[0])
+            assert not any(m and t.lower_ in ("history", "plan", "patient") for t, m in zip(doc, masked))

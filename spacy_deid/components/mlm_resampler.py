@@ -32,7 +32,7 @@ import numpy
 import srsly
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.attrs import IS_PUNCT, IS_SPACE, IS_STOP, ORTH
+from spacy.attrs import IS_PUNCT, IS_SPACE, IS_STOP, LOWER, ORTH
 from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
@@ -981,23 +981,19 @@ class MLMResampler(Pipe):
     # -- term lists and the privacy filter
 
     def _term_matchers(self) -> Tuple[Any, Any]:
+        """(protected, focus) as ``HashedTerms``: terms kept as ``LOWER`` hashes, so
+        matching needs no string in the vocab (a PhraseMatcher's pattern strings
+        would not survive the memory zone a document is processed in, where the
+        matchers may be built)."""
         if self._matchers is None:
-            from spacy.matcher import PhraseMatcher
+            from spacy_deid.stats.terms import HashedTerms
 
             nlp = self._nlp_ref() if self._nlp_ref is not None else None
-
-            def make(terms: List[str]) -> Any:
-                matcher = PhraseMatcher(self.vocab, attr="LOWER")
-                docs = [
-                    nlp.make_doc(t) if nlp is not None else Doc(self.vocab, words=t.split())
-                    for t in terms
-                    if t and t.strip()
-                ]
-                if docs:
-                    matcher.add("TERMS", docs)
-                return matcher
-
-            self._matchers = (make(self.protected_terms), make(self.focus_terms))
+            make_doc = nlp.make_doc if nlp is not None else (lambda t: Doc(self.vocab, words=t.split()))
+            self._matchers = (
+                HashedTerms.from_terms(self.protected_terms, make_doc),
+                HashedTerms.from_terms(self.focus_terms, make_doc),
+            )
         return self._matchers
 
     def _upstream_filters(self) -> List[Callable[[str], bool]]:
@@ -1084,14 +1080,12 @@ class MLMResampler(Pipe):
             prot |= attrs[:, 0]
         if self.protect_punct:
             prot |= attrs[:, 1] | attrs[:, 2]
+        lower = doc.to_array([LOWER]).astype(numpy.uint64).reshape(-1) if n else numpy.zeros(0, dtype=numpy.uint64)
+        nonspace = numpy.flatnonzero(~attrs[:, 2])
+        if len(protected_m):
+            prot |= protected_m.match(lower, nonspace)
         protected = prot.tolist()
-        focus = [False] * n
-        for _, s, e in protected_m(doc):
-            for i in range(s, e):
-                protected[i] = True
-        for _, s, e in focus_m(doc):
-            for i in range(s, e):
-                focus[i] = True
+        focus = focus_m.match(lower, nonspace).tolist() if len(focus_m) else [False] * n
         countable = (~attrs[:, 2]).tolist()
         cap_base = None
         if self.mask_fraction_of == "content":
