@@ -61,7 +61,7 @@ class DateShift:
     """The outcome of shifting one date text.
 
     action (str): ``"shift"`` (``text`` is the shifted date), ``"keep"`` (not
-        PHI: a bare year, a duration) or ``"unknown"`` (not a valid date the
+        PHI: a bare year, a duration, numbers that cannot be a date) or ``"unknown"`` (not a valid date the
         shifter can write back; the caller masks it).
     text (Optional[str]): the shifted text for ``"shift"``.
     date (Optional[datetime.date]): the shifted date (``"day"`` and ``"month"`` precision).
@@ -280,6 +280,12 @@ def _shift_numeric(text: str, numbers, weekdays, days: int) -> DateShift:
         return DateShift("unknown")
     for f, kind in zip(fields, kinds):
         f.kind = kind
+    by_kind = {f.kind: int(f.text) for f in fields}
+    four_digits = any(len(f.text) == 4 for f in fields)
+    if not four_digits and (not 1 <= by_kind["month_num"] <= 12 or not 1 <= by_kind.get("day", 1) <= 31):
+        # no reading makes it a date and no field is a year: a measurement such as
+        # "31/14/21 mmHg" or "42/40/40 pounds" that a date pattern caught
+        return DateShift("keep")
     return _shift_fields(text, fields + _weekday_field(weekdays), days)
 
 
