@@ -17,6 +17,15 @@ from spacy_deid.train import augment  # noqa: F401  (registered augmenters)
 
 install_extensions()
 
+# A process forked after torch ran (nlp.pipe(n_process=2), sanitize --n-process)
+# gets one torch thread: the parent's thread pool does not survive a fork.
+import os as _os  # noqa: E402
+
+from spacy_deid.engines.checks import torch_threads_after_fork as _torch_after_fork  # noqa: E402
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_torch_after_fork)
+
 __all__ = [
     "__version__",
     "SPAN_KEY",

@@ -32,7 +32,11 @@ class SlowMask:
         return doc
 
 
-@Language.factory("deid_test_slow_mask", default_config={"delay": 0.0, "explode_on": "EXPLODE", "die_on": ""})
+@Language.factory(
+    "deid_test_slow_mask",
+    default_config={"delay": 0.0, "explode_on": "EXPLODE", "die_on": ""},
+    assigns=["doc._.deid_text"],
+)
 def make_slow_mask(nlp: Language, name: str, delay: float, explode_on: str, die_on: str) -> SlowMask:
     return SlowMask(delay, explode_on, die_on)
 

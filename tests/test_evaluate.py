@@ -1,5 +1,9 @@
 """Evaluation: entity recall, cross-patient PHI, utility measures, report files."""
+import html
 import json
+import stat
+
+import pytest
 
 from spacy_deid.eval.report import evaluate_files, write_report, load_pairs
 from spacy_deid.eval.sweep import parse_grid
@@ -60,7 +64,21 @@ def test_evaluate_files_and_report(tmp_path, small_corpus, small_records):
     points = [{"series": "k", "setting": "k=2", "leak_rate": 0.1, "kept_share": 0.9}, {"series": "k", "setting": "k=5", "leak_rate": 0.05, "kept_share": 0.8}]
     path = write_report(m, tmp_path / "rep", pairs=pairs, sweep_points=points)
     page = path.read_text()
-    assert "LOCAL REVIEW ONLY" in page and "tradeoff.png" in page
+    assert "LOCAL REVIEW ONLY" not in page and "tradeoff.png" in page and "[PHI]" in page
+    # shareable by default: no original text of an edited span, whatever n_examples
+    path = write_report(m, tmp_path / "all", pairs=pairs, n_examples=len(pairs))
+    page = path.read_text()
+    shared = "".join(o["deid_text"] for _, o in pairs)  # what the sanitised output shows anyway
+    edited = {r["text"][e["start"]:e["end"]] for r, o in pairs for e in o["edits"]}
+    assert not [t for t in edited if t not in shared and html.escape(t) in page]
+    # --show-original: a banner, the original text, owner-only file
+    path = write_report(m, tmp_path / "orig", pairs=pairs, n_examples=2, show_original=True)
+    page = path.read_text()
+    assert "LOCAL REVIEW ONLY" in page
+    assert html.escape(pairs[0][0]["text"][pairs[0][1]["edits"][0]["start"]:pairs[0][1]["edits"][0]["end"]]) in page
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    with pytest.raises(ValueError):
+        write_report(m, tmp_path / "neg", pairs=pairs, n_examples=-1)
     for f in ("metrics.json", "leakage.png", "tradeoff.png"):
         assert (tmp_path / "rep" / f).stat().st_size > 0
     assert json.loads((tmp_path / "rep" / "metrics.json").read_text())["tradeoff"][1]["setting"] == "k=5"
@@ -98,3 +116,29 @@ def test_sweep_fits_on_the_fit_corpus_and_scores_the_first_records(tmp_path):
     full = run_sweep(config, corpus, grid, limit=10, fit_corpus=corpus)
     assert own[0]["n_docs"] == full[0]["n_docs"] == 10
     assert full[0]["kept_share"] > own[0]["kept_share"]
+
+
+def test_report_escapes_everything(tmp_path):
+    text = "Pt <script>alert(1)</script> & Dr <b>Zed</b> seen"
+    start = text.index("Dr <b>Zed</b>")
+    gold = {"id": "<i>x</i>", "text": text}
+    out = {"id": "<i>x</i>", "status": "ok", "deid_text": text[:start] + "[NAME] seen", "edits": [
+        {"start": start, "end": start + len("Dr <b>Zed</b>"), "label": "<u>PATTERN</u>", "category": "<u>NAME</u>"}]}
+    metrics = {"n_docs": 1, "n_error_records": 0, "gold": "<g>", "sanitized": "<s>", "utility": {"non_phi": {"kept_share": 1.0}}}
+    for show in (False, True):
+        page = write_report(metrics, tmp_path / str(show), pairs=[(gold, out)], show_original=show).read_text()
+        for raw in ("<script>", "<b>Zed", "<u>", "<i>x", "<g>", "<s>"):
+            assert raw not in page
+        assert ("Zed" in page) is show
+
+
+def test_cli_refuses_negative_n_examples(tmp_path, small_corpus):
+    from typer.testing import CliRunner
+
+    from spacy_deid.cli import app
+
+    san = tmp_path / "san.jsonl"
+    san.write_text("")
+    res = CliRunner().invoke(app, ["evaluate", str(small_corpus), str(san), "--report", str(tmp_path / "r"), "--n-examples", "-1"])
+    assert res.exit_code != 0 and "--n-examples" in res.output
+    assert not (tmp_path / "r").exists()

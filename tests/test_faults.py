@@ -103,10 +103,10 @@ def test_a_record_that_raises_gets_an_error_record_and_the_run_goes_on(tmp_path,
     stats = sanitize_file(nlp, inp, out, batch_size=8)
     recs = _read(out)
     assert len(recs) == _n_records(lines) == stats.n_in
-    boom = [r for r in recs if r["status"] == "error" and "boom on purpose" in r["error"]]
+    boom = [r for r in recs if r["status"] == "error" and "RuntimeError" in r["error"]]
     assert len(boom) == sum(1 for line in lines if b"EXPLODE" in line) >= 2
     for r in boom:
-        assert r["error"].startswith(f"record {r['id']!r}")
+        assert r["error"].startswith(f"record {r['id']!r}") and "boom" not in r["error"]
     ok = [r for r in recs if r["status"] == "ok"]
     assert all("[DATE]" in r["deid_text"] for r in ok)
 
@@ -258,7 +258,7 @@ def test_permission_denied_through_the_cli(tmp_path, monkeypatch):
     inp = tmp_path / "in.jsonl"
     write_lines(inp, make_lines(5, bad=False))
     model = tmp_path / "model"
-    spacy.blank("en").to_disk(model)
+    build_pipeline().to_disk(model)
     out = tmp_path / "out.jsonl"
     out.write_text("previous output\n")
 
@@ -266,7 +266,7 @@ def test_permission_denied_through_the_cli(tmp_path, monkeypatch):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
     monkeypatch.setattr(AtomicJSONLWriter, "_open", staticmethod(denied))
-    res = CliRunner().invoke(app, ["sanitize", str(model), str(inp), str(out)])
+    res = CliRunner().invoke(app, ["sanitize", str(model), str(inp), str(out), "--code", str(CODE)])
     assert res.exit_code != 0
     assert "Cannot write output" in res.output and "Permission denied" in res.output
     assert "Traceback" not in res.output
@@ -374,7 +374,7 @@ def test_resume_refuses_a_partial_of_another_input(tmp_path, nlp):
     inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_lines(inp, make_lines(50, bad=False))
     (tmp_path / "out.jsonl.partial").write_text(json.dumps({"id": "zzz", "status": "ok"}) + "\n")
-    with pytest.raises(FatalError, match="does not belong to"):
+    with pytest.raises(FatalError, match="no run fingerprint"):
         sanitize_file(nlp, inp, out, resume=True)
 
 

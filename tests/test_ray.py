@@ -156,7 +156,7 @@ def test_ray_resume_refuses_another_input(tmp_path, ray_local, model_dir):
     out = tmp_path / "out.jsonl"
     sanitize_file_ray(model_dir, inp, out, num_workers=1, chunk_records=10, code_path=CODE, keep_shards=True)
     write_lines(inp, make_lines(31, bad=False))  # the input changed since
-    with pytest.raises(FatalError, match="another input"):
+    with pytest.raises(FatalError, match="input changed"):
         sanitize_file_ray(model_dir, inp, out, num_workers=1, chunk_records=10, code_path=CODE, resume=True)
 
 

@@ -311,7 +311,7 @@ def test_swap_docs_uses_the_list_as_pool(fitted, records):
 # ------------------------------------------------------------------ upstream edits
 
 
-@Language.component("test_mask_therapy")
+@Language.component("test_mask_therapy", assigns=["doc._.deid_text"])
 def _mask_therapy(doc):
     """An upstream stand-in: replaces 'physical' and the rare surname by placeholders."""
     for tok in doc:

@@ -16,16 +16,16 @@ def augment_cmd(
     method: str = typer.Option(..., "--method", help="filtered_mlm or neighbor_pseudonyms"),
     model: Optional[Path] = typer.Option(None, "--model", help="Local masked-LM directory (filtered_mlm)"),
     vectors: Optional[Path] = typer.Option(None, "--vectors", help="Vectors directory made by `spacy_deid vectors`"),
-    n: int = typer.Option(5, "--n", help="Words replaced per document (filtered_mlm)"),
-    neighbors: int = typer.Option(100, "--neighbors", help="N nearest neighbours to choose from (neighbor_pseudonyms)"),
+    n: int = typer.Option(5, "--n", min=0, help="Words replaced per document (filtered_mlm)"),
+    neighbors: int = typer.Option(100, "--neighbors", min=1, help="N nearest neighbours to choose from (neighbor_pseudonyms)"),
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same output)"),
     epsilon: float = typer.Option(0.0, "--epsilon", help="Similarity filter threshold (filtered_mlm)"),
-    max_tries: int = typer.Option(10, "--max-tries", help="Candidates scored per position (filtered_mlm)"),
-    n_candidates: int = typer.Option(10, "--n-candidates", help="MLM candidates drawn per position (filtered_mlm)"),
-    min_count: int = typer.Option(0, "--min-count", help="Stricter frequency cut on the neighbour vocabulary"),
+    max_tries: int = typer.Option(10, "--max-tries", min=1, help="Candidates scored per position (filtered_mlm)"),
+    n_candidates: int = typer.Option(10, "--n-candidates", min=1, help="MLM candidates drawn per position (filtered_mlm)"),
+    min_count: int = typer.Option(0, "--min-count", min=0, help="Stricter frequency cut on the neighbour vocabulary"),
     device: str = typer.Option("cpu", "--device", help="cpu or cuda (filtered_mlm)"),
-    batch_size: int = typer.Option(16, "--batch-size", help="Documents per batch"),
-    limit: int = typer.Option(0, "--limit", help="Read at most this many records (0: all)"),
+    batch_size: int = typer.Option(16, "--batch-size", min=1, help="Documents per batch"),
+    limit: int = typer.Option(0, "--limit", min=0, help="Read at most this many records (0: all)"),
 ):
     """Write originals plus one augmented copy per record, gold spans re-computed."""
     from spacy_deid.train.augment import augment_file

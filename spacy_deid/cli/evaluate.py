@@ -7,6 +7,7 @@ import typer
 from wasabi import msg
 
 from spacy_deid.cli.app import app, fatal, parse_overrides, run_guarded
+from spacy_deid.io.atomic import write_json
 
 
 @app.command("evaluate")
@@ -16,8 +17,9 @@ def evaluate_cmd(
     report: Optional[Path] = typer.Option(None, "--report", help="Directory for metrics.json, plots and report.html"),
     sweep: Optional[Path] = typer.Option(None, "--sweep", help="Points written by `sweep`, drawn as the trade-off curve"),
     classify: bool = typer.Option(True, "--classify/--no-classify", help="Label classification F1 and same-cluster share"),
-    n_examples: int = typer.Option(3, "--n-examples", help="Notes shown in the (local-only) report"),
+    n_examples: int = typer.Option(3, "--n-examples", min=0, help="Notes shown in the report (as placeholders by category; original text only with --show-original)"),
     seed: int = typer.Option(0, "--seed", help="Seed of the classification split and clustering"),
+    show_original: bool = typer.Option(False, "--show-original", help="Show the ORIGINAL text of the examples (local audit only: the report is then marked not shareable and created readable by you only)"),
 ):
     """Privacy (leakage, entity recall, cross-patient PHI) and utility of a sanitised corpus."""
     from spacy_deid.eval.report import evaluate_files, load_pairs, write_report
@@ -36,7 +38,7 @@ def evaluate_cmd(
         print(json.dumps(metrics, indent=2))
         return
     pairs, _ = run_guarded(load_pairs, gold, sanitized)
-    path = write_report(metrics, report, pairs=pairs, sweep_points=points, n_examples=n_examples)
+    path = write_report(metrics, report, pairs=pairs, sweep_points=points, n_examples=n_examples, show_original=show_original)
     msg.good(f"Report: {path}")
 
 
@@ -50,7 +52,7 @@ def sweep_cmd(
     corpus: Path = typer.Argument(..., help="Corpus JSONL with gold spans"),
     output: Path = typer.Argument(..., help="Points JSON for `evaluate --sweep`"),
     setting: List[str] = typer.Option(..., "--set", help="section.key=v1,v2,... (repeatable; one curve per key)"),
-    limit: int = typer.Option(200, "--limit", help="Records of the corpus used per point (0: all)"),
+    limit: int = typer.Option(200, "--limit", min=0, help="Records of the corpus used per point (0: all)"),
     fit_corpus: Optional[Path] = typer.Option(None, "--fit-corpus", help="Fit the corpus statistics on this corpus (default: the scored records)"),
     ner: Optional[Path] = typer.Option(None, "--ner", help="Trained PHI NER pipeline sourced in front of every point"),
 ):
@@ -65,8 +67,7 @@ def sweep_cmd(
     except ValueError as err:
         fatal(str(err))
     points = run_guarded(run_sweep, config, corpus, grid, parse_overrides(ctx.args), limit, fit_corpus, ner)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(points, indent=2), encoding="utf-8")
+    write_json(output, points)
     for p in points:
         msg.text(f"{p['setting']:<28} leak {p['leak_rate']:.3f}  kept {p['kept_share']:.3f}")
     msg.good(f"{len(points)} points -> {output}")

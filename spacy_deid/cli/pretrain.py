@@ -19,15 +19,16 @@ def pretrain_cmd(
     config: Optional[Path] = typer.Option(
         None, "--config", help="Hyperparameters (.cfg), a file or a shipped name: pretrain_cpu, pretrain_gpu"
     ),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Training steps (overrides training.max_steps)"),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Training steps (overrides training.max_steps)"),
     max_minutes: Optional[float] = typer.Option(
         None,
         "--max-minutes",
+        min=0.0,
         help="Wall-clock budget of the training loop in minutes (overrides training.max_minutes; 0: none); "
         "training stops at --max-steps or at the budget, whichever comes first",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (overrides training.seed)"),
-    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU id, -1 for CPU"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", min=-1, help="GPU id, -1 for CPU"),
     resume: bool = typer.Option(False, "--resume", help="Continue from OUT_DIR/checkpoint"),
     mask_config: Optional[Path] = typer.Option(
         Path("default"),
@@ -41,7 +42,7 @@ def pretrain_cmd(
         False, "--no-mask", help="Train on the raw text (only for a corpus without identifiers)"
     ),
     stop_after: Optional[int] = typer.Option(
-        None, "--stop-after", help="Stop after N steps of this run, keeping a checkpoint (continue with --resume)"
+        None, "--stop-after", min=1, help="Stop after N steps of this run, keeping a checkpoint (continue with --resume)"
     ),
 ):
     """Train a WordPiece tokenizer and a small BertForMaskedLM on the de-identified corpus.

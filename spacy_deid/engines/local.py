@@ -32,6 +32,13 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from spacy_deid.edits import KEEP, render, segment_record
+from spacy_deid.engines.checks import (
+    check_deid_pipeline,
+    check_paths,
+    compare_fingerprints,
+    run_fingerprint,
+)
+from spacy_deid.io.atomic import write_json
 from spacy_deid.util import check_pipeline_vectors
 from spacy_deid.io.records import (
     PASS_THROUGH,
@@ -337,7 +344,7 @@ def process_lines(
             try:
                 docs = [_make_doc(nlp, res.record, index, piece, part) for part, (_, piece) in enumerate(pieces)]
             except Exception as exc:  # the tokenizer failed: no doc to send, name the record
-                item.error = f"record {res.key!r}: tokenizer: {type(exc).__name__}: {exc}"
+                item.error = f"record {res.key!r} (line {res.line_no}): tokenizer: {type(exc).__name__}"
                 continue
             yield from docs
 
@@ -364,7 +371,8 @@ def process_lines(
             docs = list(nlp.pipe([_make_doc(nlp, res.record, -1, t, part) for part, t in enumerate(texts)]))
             return finish(item, docs)
         except Exception as exc:  # one bad record never stops the run
-            return finish(item, None, f"record {res.key!r}: {type(exc).__name__}: {exc}")
+            # the class only: an exception's message may quote the document
+            return finish(item, None, f"record {res.key!r} (line {res.line_no}): {type(exc).__name__}")
         finally:
             set_error_handlers(nlp, _KeepGoing())
 
@@ -557,7 +565,8 @@ def sanitize_file(
     n_process (int): worker processes, each with the pipeline (``process_raw_in_pool``).
     gpu_id (int): GPU to use, -1 for CPU.
     resume (bool): continue an interrupted run from ``OUT.partial``.
-    keep_text (bool): also write the original text (off by default: privacy).
+    keep_text (bool): also write the original text (off by default: privacy); the
+        output file is then created readable by the owner only (0600).
     show_progress (Optional[bool]): progress bar; None: only on a terminal.
     max_chars (int): texts longer than this get an error record (0: no limit).
     piece_chars (Optional[int]): texts longer than this are processed in pieces;
@@ -573,8 +582,12 @@ def sanitize_file(
     """
     input_path = Path(input_path)
     output_path = Path(output_path)
+    check_options(batch_size=batch_size, n_process=n_process, max_chars=max_chars, zone_records=zone_records)
+    if piece_chars is not None and piece_chars < 1:
+        raise FatalError(f"piece_chars must be at least 1, got {piece_chars}")
     if not input_path.is_file():
         raise FatalError(f"Input file not found: {input_path}")
+    check_paths(input_path, output_path)
     fernet = None
     if key_file is not None:
         from spacy_deid.surrogates.keyfile import check_key_file_path
@@ -587,9 +600,17 @@ def sanitize_file(
     nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline, gpu_id=gpu_id)
     if operators:
         set_operators(nlp, operators)
+    check_deid_pipeline(nlp, str(pipeline) if not isinstance(pipeline, Language) else "")
+    fingerprint = resume_fingerprint(input_path, pipeline, keep_text, max_chars, piece_chars, operators)
     entries: List[Dict[str, Any]] = []
-    writer = AtomicJSONLWriter(output_path, resume=resume)
+    writer = AtomicJSONLWriter(output_path, resume=resume, private=keep_text)
+    run_file = run_file_for(output_path)
     try:
+        if writer.done:
+            stored = json.loads(run_file.read_text(encoding="utf-8")) if run_file.is_file() else None
+            compare_fingerprints(stored, fingerprint, writer.partial)
+        else:
+            write_json(run_file, fingerprint)
         duplicates = _check_resume(output_path, input_path, writer.done)
     except BaseException:
         writer.close()
@@ -632,7 +653,15 @@ def sanitize_file(
             progress.close()
         if fh is not None:
             fh.close()
+    if stats.n_in and not stats.n_ok and not stats.n_resumed:
+        writer.discard()
+        run_file.unlink(missing_ok=True)
+        raise FatalError(
+            f"Every one of the {stats.n_in} records failed (errors by kind: {json.dumps(stats.errors_by_kind)}); "
+            f"{output_path} was left as it was"
+        )
     writer.commit()
+    run_file.unlink(missing_ok=True)
     if key_file is not None:
         from spacy_deid.surrogates.keyfile import write_key_file
 
@@ -651,3 +680,35 @@ def set_operators(nlp: Language, operators: Dict[str, str]) -> None:
         raise FatalError("--operators needs a pipeline with a phi_replacer (the default and datasifter profiles have one)")
     for proc in replacers:
         proc.set_operators(operators)
+
+
+def run_file_for(output_path: Union[str, Path]) -> Path:
+    """Where a run keeps its fingerprint beside ``OUT.partial`` (removed on success)."""
+    output_path = Path(output_path)
+    return output_path.with_name(output_path.name + ".partial.run.json")
+
+
+def resume_fingerprint(
+    input_path: Union[str, Path],
+    pipeline: Union[str, Path, Language],
+    keep_text: bool = False,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    piece_chars: Optional[int] = None,
+    operators: Optional[Dict[str, str]] = None,
+) -> Dict[str, Any]:
+    """What ``--resume`` requires unchanged: the input's bytes, the pipeline, the options."""
+    options = {"keep_text": keep_text, "max_chars": max_chars, "piece_chars": piece_chars, "operators": operators or None}
+    return run_fingerprint(input_path, pipeline, options)
+
+
+def check_options(**values: int) -> None:
+    """Refuse a numeric option out of range (the CLI checks them too; this guards
+    the Python API): batch_size, n_process >= 1; max_chars, zone_records >= 0.
+
+    RAISES (FatalError): a value is out of range.
+    """
+    minimum = {"batch_size": 1, "n_process": 1, "max_chars": 0, "zone_records": 0, "num_workers": 1, "chunk_records": 1}
+    for name, value in values.items():
+        low = minimum[name]
+        if value is None or value < low:
+            raise FatalError(f"{name.replace('_', '-')} must be at least {low}, got {value}")

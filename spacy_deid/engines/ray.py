@@ -44,12 +44,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from spacy_deid.engines.checks import check_deid_pipeline, check_deid_pipeline_dir, check_paths, compare_fingerprints, run_fingerprint
 from spacy_deid.io.atomic import atomic_file, write_json
 from spacy_deid.io.records import AtomicJSONLWriter, Chunk, FatalError, dumps, parse_line, scan_chunks
 from spacy_deid.engines.local import (
     DEFAULT_MAX_CHARS,
     DuplicateIds,
     SanitizeStats,
+    check_options,
     import_code,
     load_pipeline,
     process_lines,
@@ -247,6 +249,7 @@ class SanitizeWorker:
         self.nlp = load_pipeline(pipeline, gpu_id=0 if use_gpu else -1)
         if operators:
             set_operators(self.nlp, operators)
+        check_deid_pipeline(self.nlp, str(pipeline))
         self.batch_size = batch_size
         self.keep_text = keep_text
         self.max_chars = max_chars
@@ -352,16 +355,15 @@ def _clear_shard_dir(shard_dir: Path) -> None:
         pass
 
 
-def _prepare_manifest(shard_dir: Path, input_path: Path, options: Dict[str, Any], chunk_records: int, resume: bool) -> Dict[str, Any]:
+def _prepare_manifest(
+    shard_dir: Path, input_path: Path, options: Dict[str, Any], chunk_records: int, resume: bool, fingerprint: Dict[str, Any]
+) -> Dict[str, Any]:
     manifest_path = shard_dir / "manifest.json"
     if resume and manifest_path.is_file():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("version") != MANIFEST_VERSION or manifest.get("input") != _fingerprint(input_path):
-            raise FatalError(f"{shard_dir} belongs to another input or an older run: rerun without --resume")
-        if manifest.get("options") != options:
-            raise FatalError(
-                f"{shard_dir} was made with other options {manifest.get('options')}; rerun with those, or without --resume"
-            )
+        if manifest.get("version") != MANIFEST_VERSION:
+            raise FatalError(f"{shard_dir} belongs to an older run: rerun without --resume")
+        compare_fingerprints(manifest.get("fingerprint"), fingerprint, shard_dir)
         return manifest
     _clear_shard_dir(shard_dir)
     try:
@@ -373,6 +375,7 @@ def _prepare_manifest(shard_dir: Path, input_path: Path, options: Dict[str, Any]
         "version": MANIFEST_VERSION,
         "input": _fingerprint(input_path),
         "options": options,
+        "fingerprint": fingerprint,
         "n_records": sum(c.n for c in chunks),
         "chunks": [c.to_list() for c in chunks],
     }
@@ -386,6 +389,7 @@ def _prepare_manifest(shard_dir: Path, input_path: Path, options: Dict[str, Any]
 def merge_shards(shard_dir: Path, output_path: Path, n_records: int, private: bool = False) -> SanitizeStats:
     """Stream the shards in record order into ``output_path`` (atomically), flag
     duplicate ids, and check that each of the ``n_records`` records is there once.
+    When every record failed, nothing is written (the previous output stays).
 
     RETURNS (SanitizeStats): the counts of the whole output.
     """
@@ -427,6 +431,12 @@ def merge_shards(shard_dir: Path, output_path: Path, n_records: int, private: bo
     except BaseException:
         writer.close()
         raise
+    if stats.n_in and not stats.n_ok:
+        writer.discard()
+        raise FatalError(
+            f"Every one of the {stats.n_in} records failed (errors by kind: {json.dumps(stats.errors_by_kind)}); "
+            f"{output_path} was left as it was"
+        )
     writer.commit()
     return stats
 
@@ -495,15 +505,17 @@ def sanitize_file_ray(
         if not Path(code_path).is_file():
             raise FatalError(f"Code file not found: {code_path}")
         code_arg = str(Path(code_path).resolve())
-    if num_workers < 1:
-        raise FatalError(f"--num-workers must be at least 1, got {num_workers}")
+    check_options(batch_size=batch_size, max_chars=max_chars, num_workers=num_workers, chunk_records=chunk_records)
+    check_paths(input_path, output_path)
+    check_deid_pipeline_dir(pipeline_arg)
     shard_dir = shard_dir_for(output_path)
     timings: Dict[str, float] = {}
     t0 = time.perf_counter()
     options = {"pipeline": pipeline_arg, "keep_text": keep_text, "max_chars": max_chars, "piece_chars": piece_chars}
     if operators:
         options["operators"] = operators  # a resumed run must use the same operators
-    manifest = _prepare_manifest(shard_dir, input_path, options, chunk_records, resume)
+    fingerprint = run_fingerprint(input_path, pipeline_arg, options)
+    manifest = _prepare_manifest(shard_dir, input_path, options, chunk_records, resume, fingerprint)
     chunks = [Chunk.from_list(c) for c in manifest["chunks"]]
     n_records = int(manifest["n_records"])
     covered = covered_ranges(list_shards(shard_dir))
@@ -552,6 +564,8 @@ def sanitize_file_ray(
                 except FatalError:
                     raise
                 except ray.exceptions.RayError as err:
+                    # a record's own failure never gets here (process_lines gives it an
+                    # error record): this is a worker that could not start or died
                     raise FatalError(
                         f"Ray run failed ({type(err).__name__}: {_first_line(err)}); complete shards are kept in "
                         f"{shard_dir}, rerun with --resume"

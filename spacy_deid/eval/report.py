@@ -4,14 +4,16 @@
 (privacy: leakage per label, anywhere-leakage, entity recall, cross-patient rate;
 utility: non-PHI kept share, label classification macro-F1, same-cluster share),
 ``write_report`` writes ``metrics.json``, PNG plots and ``report.html``. The HTML
-shows a few notes with their ORIGINAL text and the edits (displaCy's span view of
-the ``deid`` group): it is for local review only and says so in a banner.
+shows a few notes with every edited span as a ``[CATEGORY]`` placeholder, so it
+can be shared with the sanitised output; ``show_original`` shows their original
+text instead, for a local audit only, under a banner (and the file is 0600).
 """
 import html
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from spacy_deid.io.atomic import write_json, write_text
 from spacy_deid.io.records import FatalError, iter_records
 from spacy_deid.eval.metrics import evaluate_pairs
 from spacy_deid.eval.utility import classification_f1, cross_patient_rate, entity_recall, same_cluster_share
@@ -128,26 +130,49 @@ def plot_tradeoff(points: Sequence[dict], path: Path) -> Optional[Path]:
     return path
 
 
-def render_examples(pairs: Sequence[Pair], n: int = 3) -> List[str]:
-    """displaCy span view of the edits of a few notes (original text shown)."""
-    import spacy
-    from spacy import displacy
+def _edit_label(edit: Dict[str, Any]) -> str:
+    return str(edit.get("category") or edit.get("reason") or edit.get("label") or "EDIT")
 
-    nlp = spacy.blank("en")
+
+def _marked(text: str, edits: Sequence[Dict[str, Any]], show_original: bool) -> str:
+    """The note as HTML: every edited span highlighted, shown as ``[CATEGORY]``
+    (or, with ``show_original``, as its original text with the category beside
+    it). Every piece of text is HTML-escaped."""
+    parts: List[str] = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e["start"], -e["end"])):
+        start, end = int(e["start"]), int(e["end"])
+        if start < pos or not 0 <= start <= end <= len(text):
+            continue  # overlapping or out of range: the rendering of the earlier one stands
+        label = html.escape(_edit_label(e))
+        parts.append(html.escape(text[pos:start]))
+        if show_original:
+            parts.append(f"<mark title='{label}'>{html.escape(text[start:end])} <b>{label}</b></mark>")
+        else:
+            parts.append(f"<mark>[{label}]</mark>")
+        pos = end
+    parts.append(html.escape(text[pos:]))
+    return "".join(parts)
+
+
+def render_examples(pairs: Sequence[Pair], n: int = 3, show_original: bool = False) -> List[str]:
+    """A few notes with their edits: each edited span as a ``[CATEGORY]``
+    placeholder (nothing of the original that the pipeline replaced), or with
+    ``show_original`` the original text of the note with the edits highlighted
+    (local review only). All text is HTML-escaped.
+
+    pairs (Sequence[Pair]): (gold record, sanitised record) pairs.
+    n (int): how many notes.
+    show_original (bool): show the original text of the edited spans.
+    RETURNS (List[str]): one HTML fragment per note.
+    """
     out = []
     for gold, rec in list(pairs)[:n]:
-        doc = nlp.make_doc(gold["text"])
-        spans = []
-        for e in rec.get("edits") or []:
-            sp = doc.char_span(e["start"], e["end"], label=e.get("reason") or "EDIT", alignment_mode="expand")
-            if sp is not None:
-                spans.append(sp)
-        doc.spans["deid"] = spans
-        view = displacy.render(doc, style="span", options={"spans_key": "deid"}, page=False, jupyter=False)
-        out.append(
-            f"<h3>{html.escape(str(gold['id']))}</h3><div class='orig'>{view}</div>"
-            f"<h4>sanitised</h4><pre>{html.escape(rec.get('deid_text', ''))}</pre>"
-        )
+        view = _marked(gold["text"], rec.get("edits") or [], show_original)
+        block = f"<h3>{html.escape(str(gold['id']))}</h3><pre class='note'>{view}</pre>"
+        if show_original:
+            block += f"<h4>sanitised</h4><pre>{html.escape(rec.get('deid_text', ''))}</pre>"
+        out.append(block)
     return out
 
 
@@ -166,13 +191,23 @@ def write_report(
     pairs: Optional[Sequence[Pair]] = None,
     sweep_points: Optional[Sequence[dict]] = None,
     n_examples: int = 3,
+    show_original: bool = False,
 ) -> Path:
-    """Write metrics.json, the plots and report.html into ``report_dir``."""
+    """Write metrics.json, the plots and report.html into ``report_dir``.
+
+    The examples show each edited span as a ``[CATEGORY]`` placeholder, so the
+    report can be shared with the sanitised output; ``show_original`` shows the
+    original text instead (local review only, under a banner saying so).
+
+    RAISES (ValueError): ``n_examples`` is negative.
+    """
+    if n_examples < 0:
+        raise ValueError(f"n_examples must be 0 or more, got {n_examples}")
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     if sweep_points:
         metrics = dict(metrics, tradeoff=list(sweep_points))
-    (report_dir / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    write_json(report_dir / "metrics.json", metrics)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>spacy-deid evaluation</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;margin:8px 0}"
@@ -210,12 +245,17 @@ def write_report(
         parts.append("<h2>Privacy–utility trade-off</h2><img src='tradeoff.png' alt='trade-off'>")
         parts.append(_table([[p["series"], p["setting"], p["leak_rate"], p["kept_share"]] for p in sweep_points], ["series", "setting", "PHI leak rate", "non-PHI kept"]))
     if pairs and n_examples:
-        parts.append(
-            "<h2>Examples</h2><div class='banner'>LOCAL REVIEW ONLY: the examples below show ORIGINAL, "
-            "identifiable text with the edits highlighted. Do not share this report.</div>"
-        )
-        parts.extend(render_examples(pairs, n_examples))
+        if show_original:
+            parts.insert(
+                3,
+                "<div class='banner'>LOCAL REVIEW ONLY: this report shows ORIGINAL, identifiable text "
+                "(--show-original). Do not share it.</div>",
+            )
+            parts.append("<h2>Examples (original text, edits highlighted)</h2>")
+        else:
+            parts.append("<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category.</p>")
+        parts.extend(render_examples(pairs, n_examples, show_original=show_original))
     parts.append("</body></html>")
     path = report_dir / "report.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
+    write_text(path, "\n".join(parts), private=show_original)
     return path

@@ -296,6 +296,14 @@ class AtomicJSONLWriter:
         except OSError:
             pass
 
+    def discard(self) -> None:
+        """Close and remove the partial file: the run produced nothing to keep."""
+        self.close()
+        try:
+            self.partial.unlink()
+        except OSError:
+            pass
+
     def close(self) -> None:
         """Close without committing (the partial file stays for --resume)."""
         if not self._fh.closed:
