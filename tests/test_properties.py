@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from spacy_deid.edits import add_edit, edited_tokens, render, resolve_edits
-from spacy_deid.io.records import count_records, parse_line
+from spacy_deid.io.records import FatalError, count_records, parse_line
 from spacy_deid.engines.local import process_lines, sanitize_file
 
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -175,11 +175,18 @@ def test_n_lines_in_give_n_records_out(mask_nlp, lines):
     with tempfile.TemporaryDirectory() as tmp:
         inp, out = Path(tmp) / "in.jsonl", Path(tmp) / "out.jsonl"
         inp.write_bytes(b"".join(line + b"\n" for line in lines))
-        stats = sanitize_file(nlp, inp, out, batch_size=4)
+        out.write_bytes(b"previous\n")
+        try:
+            stats = sanitize_file(nlp, inp, out, batch_size=4)
+        except FatalError as err:
+            # every record failed: nothing written, the previous output kept
+            assert "Every one of" in str(err) and out.read_bytes() == b"previous\n"
+            return
         # splitlines() also splits at U+0085/U+2028/U+2029: the writer escapes them
         recs = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
         n_records = count_records(inp)
     n = sum(1 for line in lines if line.strip())  # blank lines are not records
+    assert any(r["status"] == "ok" for r in recs) or n == 0
     assert len(recs) == n == stats.n_in == n_records
     assert all(r["status"] in ("ok", "error") for r in recs)
     assert all("text" not in r for r in recs)  # never the original text
