@@ -373,3 +373,83 @@ def test_cli_augment(vec_dir, gold, tmp_path):
     ]:
         res = runner.invoke(app, ["augment", str(gold), str(tmp_path / "x.jsonl"), *args])
         assert res.exit_code != 0 and needle in res.output and "Traceback" not in res.output, (args, res.output)
+
+
+# -- case variants --------------------------------------------------------------
+
+
+def test_case_variant_keeps_offsets(gold):
+    from spacy_deid.train.augment import case_variant
+
+    recs = read_jsonl_list(gold)
+    for rec in recs:
+        for case in ("upper", "lower"):
+            var = case_variant(rec, case, nlp.make_doc)
+            assert var is not None
+            assert var["id"] == f"{rec['id']}-{case}" and var["source_id"] == rec["id"]
+            assert var["text"] == (rec["text"].upper() if case == "upper" else rec["text"].lower())
+            assert [(s["start"], s["end"], s["label"]) for s in var["spans"]] == [
+                (s["start"], s["end"], s["label"]) for s in rec["spans"]]
+            doc = nlp.make_doc(var["text"])
+            for sp in var["spans"]:
+                assert var["text"][sp["start"]:sp["end"]] == sp["text"]
+                assert doc.char_span(sp["start"], sp["end"]) is not None
+
+
+def test_case_variant_skips_what_would_misalign():
+    from spacy_deid.train.augment import case_variant
+
+    # "Vs." is two tokens as written, but "vs." is one spaCy token: the span would misalign.
+    rec = {"id": "r", "text": "Seen by Vs. Kay", "spans": [{"start": 8, "end": 10, "label": "DOCTOR", "text": "Vs"}]}
+    assert nlp.make_doc(rec["text"]).char_span(8, 10) is not None
+    assert case_variant(rec, "lower", nlp.make_doc) is None
+    assert case_variant(rec, "upper", nlp.make_doc)["text"] == "SEEN BY VS. KAY"
+    assert case_variant({"id": "n", "text": "12 34", "spans": []}, "upper", nlp.make_doc) is None  # no change
+    with pytest.raises(ValueError, match="case"):
+        case_variant(rec, "title", nlp.make_doc)
+
+
+def test_augment_file_case_variants_only_and_with_method(vec_dir, gold, tmp_path):
+    out = tmp_path / "cv.jsonl"
+    stats = augment_file(gold, out, None, case_variants=("upper", "lower"))
+    recs = read_jsonl_list(out)
+    assert stats["records"] == 12 and stats["case_variants"] + stats["case_skipped"] <= 24
+    assert stats["case_variants"] >= 20
+    assert len(recs) == 12 + stats["case_variants"]
+    assert {r.get("augmented") for r in recs} == {None, "case_upper", "case_lower"}
+    for r in recs:
+        for sp in r["spans"]:
+            assert r["text"][sp["start"]:sp["end"]] == sp["text"]
+    out2 = tmp_path / "cv2.jsonl"
+    stats = augment_file(gold, out2, "neighbor_pseudonyms", vectors=vec_dir, n_neighbors=5, case_variants=("lower",))
+    recs = read_jsonl_list(out2)
+    assert len(recs) == 24 + stats["case_variants"] and stats["case_variants"] >= 20
+    assert sum(r.get("augmented") == "case_lower" and r["id"].endswith("-aug1-lower") for r in recs) >= 10
+    with pytest.raises(FatalError, match="Nothing to do"):
+        augment_file(gold, tmp_path / "none.jsonl", None)
+
+
+def test_case_variants_augmenter(gold):
+    from spacy_deid.io.readers import examples_reader_v1
+    from spacy_deid.train.augment import case_variants_augmenter_v1
+
+    aug = case_variants_augmenter_v1(["upper", "lower"])
+    eg = next(iter(examples_reader_v1(str(gold))(nlp)))
+    out = list(aug(nlp, eg))
+    assert len(out) == 3 and out[0] is eg
+    assert out[1].reference.text == eg.reference.text.upper() and out[2].reference.text == eg.reference.text.lower()
+    for o in out[1:]:
+        assert [(e.start_char, e.end_char, e.label_) for e in o.reference.ents] == [
+            (e.start_char, e.end_char, e.label_) for e in eg.reference.ents]
+    with pytest.raises(ValueError, match="unknown case"):
+        case_variants_augmenter_v1(["title"])
+
+
+def test_cli_augment_case_variants(gold, tmp_path):
+    from spacy_deid.cli import app
+
+    out = tmp_path / "cli_cv.jsonl"
+    res = CliRunner().invoke(app, ["augment", str(gold), str(out), "--case-variants"])
+    assert res.exit_code == 0, res.output
+    recs = read_jsonl_list(out)
+    assert len(recs) > 12 and any(r["text"].isupper() for r in recs)

@@ -10,7 +10,7 @@ import pytest
 import spacy
 
 from spacy_deid.synth import NOTE_TYPES, PHI_LABELS, SPECIALTIES, STYLES, generate_corpus, generate_records
-from spacy_deid.synth.generator import apply_case
+from spacy_deid.synth.generator import recase
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -322,10 +322,10 @@ def test_icu_names_are_invented():
 def test_apply_case_keeps_offsets():
     text = "Straße Dr. Green, ﬁle"
     for style in ("upper", "lower"):
-        out = apply_case(text, style)
+        out = recase(text, style)
         assert len(out) == len(text)
         assert out.startswith("STRA" if style == "upper" else "stra")
-    assert apply_case(text, "prose") == text
+    assert recase(text, "prose") == text
 
 
 def test_invalid_style():

@@ -12,8 +12,9 @@ from spacy_deid.cli.app import app, fatal, run_guarded
 @app.command("augment")
 def augment_cmd(
     gold: Path = typer.Argument(..., help="Gold JSONL ({id, text, spans})"),
-    output: Path = typer.Argument(..., help="Output JSONL: every original record, then its augmented copy"),
-    method: str = typer.Option(..., "--method", help="filtered_mlm or neighbor_pseudonyms"),
+    output: Path = typer.Argument(..., help="Output JSONL: every original record, then its augmented copy (and case variants)"),
+    method: Optional[str] = typer.Option(None, "--method", help="filtered_mlm or neighbor_pseudonyms (none: only --case-variants)"),
+    case_variants: bool = typer.Option(False, "--case-variants", help="Also write an ALL-CAPS and an all-lower-case copy of every record, same offsets"),
     model: Optional[Path] = typer.Option(None, "--model", help="Local masked-LM directory (filtered_mlm)"),
     vectors: Optional[Path] = typer.Option(None, "--vectors", help="Vectors directory made by `spacy_deid vectors`"),
     n: int = typer.Option(5, "--n", min=0, help="Words replaced per document (filtered_mlm)"),
@@ -27,7 +28,8 @@ def augment_cmd(
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="Documents per batch"),
     limit: int = typer.Option(0, "--limit", min=0, help="Read at most this many records (0: all)"),
 ):
-    """Write originals plus one augmented copy per record, gold spans re-computed."""
+    """Write originals plus one augmented copy per record, gold spans re-computed;
+    with --case-variants, UPPER and lower copies of each."""
     from spacy_deid.train.augment import augment_file
 
     if not gold.is_file():
@@ -50,9 +52,10 @@ def augment_cmd(
             device=device,
             batch_size=batch_size,
             limit=limit,
+            case_variants=("upper", "lower") if case_variants else (),
             show_progress=True,
         )
     except ValueError as err:
         fatal(str(err))
-    msg.good(f"{stats['records']} records + {stats['augmented']} augmented -> {output}")
+    msg.good(f"{stats['records']} records + {stats['augmented']} augmented + {stats['case_variants']} case variants -> {output}")
     msg.info(json.dumps(stats))

@@ -1009,7 +1009,7 @@ class Generator:
         pt.visits += 1
         n = _Note(self, pt, note_type, label, date)
         _BUILDERS[note_type](n)
-        text = apply_case(n.w.text(), style)
+        text = recase(n.w.text(), style)
         spans = [{"start": s, "end": e, "label": lab, "text": text[s:e]} for s, e, lab in n.w.spans]
         return {"id": note_id, "patient_id": pt.pid, "note_type": note_type, "label": label, "style": style,
                 "text": text, "spans": spans}
@@ -1898,16 +1898,16 @@ def _icu_nursing_note(n: _Note) -> None:
         w.lit(r.choice([", RN", " RN", ", RN BSN", ""]))
 
 
-def apply_case(text: str, style: str) -> str:
-    """``text`` in the case of ``style`` (upper, lower; anything else unchanged), keeping
+def recase(text: str, case: str) -> str:
+    """``text`` in ``case`` (``upper``, ``lower``; anything else: unchanged), keeping
     every character offset: a character whose case mapping changes its length
-    ("ß" -> "SS") is left as written."""
-    if style not in ("upper", "lower"):
+    ("ß" -> "SS") is left as written, so gold spans keep their offsets."""
+    if case not in ("upper", "lower"):
         return text
-    out = text.upper() if style == "upper" else text.lower()
+    out = text.upper() if case == "upper" else text.lower()
     if len(out) == len(text):
         return out
-    f = str.upper if style == "upper" else str.lower
+    f = str.upper if case == "upper" else str.lower
     return "".join(f(ch) if len(f(ch)) == 1 else ch for ch in text)
 
 

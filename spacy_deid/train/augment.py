@@ -1,4 +1,5 @@
-"""Label-aligned augmentation of gold PHI data (Filtered BERT; neighbour pseudonyms).
+"""Label-aligned augmentation of gold PHI data (Filtered BERT; neighbour pseudonyms;
+case variants).
 
 Two augmentations, each usable as a registered spaCy augmenter
 (``[corpora.train.augmenter]``) and from the command line (``augment_file``):
@@ -16,6 +17,11 @@ tokenizer would split or merge with its neighbours in context is dropped (checke
 on the rendered text), never allowed to shift the gold labels. An augmenter yields
 the original example and one augmented example: the augmented set is the size of
 the training set, as in the paper (``level`` < 1 augments a random share).
+
+Case variants (``spacy_deid.case_variants.v1``, ``augment --case-variants``) add an
+ALL-CAPS and an all-lower-case copy of each example with the same character offsets,
+so a NER learns names and places from context rather than from capital letters (real
+notes are often typed in one case).
 """
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -33,6 +39,7 @@ from spacy_deid.components.similarity_filter import CosineFilter, NeighborPseudo
 from spacy_deid.util import Record
 
 METHODS = ("filtered_mlm", "neighbor_pseudonyms")
+CASES = ("upper", "lower")
 
 
 # ---------------------------------------------------------------------------
@@ -373,6 +380,62 @@ def filtered_mlm_augmenter_v1(
     return augment
 
 
+def case_variant(record: Record, case: str, make_doc: Callable[[str], Doc]) -> Optional[Record]:
+    """A copy of ``record`` with its text in ``case`` (``upper`` or ``lower``) and the
+    same gold offsets (``text[start:end] == span["text"]`` still holds), or None when
+    a span would no longer fall on token boundaries (a tokenizer exception of the
+    other case, e.g. "co." in lower case) or the text does not change.
+
+    RETURNS (Optional[Record]): ``{"id": "<id>-<case>", "source_id", "augmented":
+        "case_<case>", pass-through fields, "text", "spans"}``.
+    """
+    from spacy_deid.synth.generator import recase
+
+    if case not in CASES:
+        raise ValueError(f"case must be one of {', '.join(CASES)}, got {case!r}")
+    text = recase(record["text"], case)
+    if text == record["text"]:
+        return None
+    doc = make_doc(text)
+    spans = []
+    for sp in record.get("spans") or []:
+        if doc.char_span(sp["start"], sp["end"]) is None:
+            return None
+        spans.append(dict(sp, text=text[sp["start"]:sp["end"]]))
+    rec: Record = {"id": f"{record['id']}-{case}", "source_id": record.get("source_id", record["id"]),
+                   "augmented": f"case_{case}"}
+    for key in PASS_THROUGH:
+        if record.get(key) is not None:
+            rec[key] = record[key]
+    rec.update(text=text, spans=spans)
+    return rec
+
+
+@registry.augmenters("spacy_deid.case_variants.v1")
+def case_variants_augmenter_v1(cases: List[str] = list(CASES)) -> Callable[[Language, Example], Iterator[Example]]:
+    """Augmenter: the original example, then a copy of it in each of ``cases``
+    (``upper``, ``lower``) with the same gold entities.
+
+    cases (List[str]): the cases of the copies.
+    RETURNS (Callable[[Language, Example], Iterator[Example]]): the augmenter.
+    """
+    bad = [c for c in cases if c not in CASES]
+    if bad:
+        raise ValueError(f"case_variants: unknown case {bad[0]!r} (use {', '.join(CASES)})")
+
+    def augment(nlp: Language, example: Example) -> Iterator[Example]:
+        yield example
+        ref = example.reference
+        record = {"id": "x", "text": ref.text,
+                  "spans": [{"start": e.start_char, "end": e.end_char, "label": e.label_} for e in ref.ents]}
+        for case in cases:
+            rec = case_variant(record, case, nlp.make_doc)
+            if rec is not None:
+                yield Example(nlp.make_doc(rec["text"]), gold_doc(nlp.make_doc, rec))
+
+    return augment
+
+
 @registry.readers("spacy_deid.augmented_examples.v1")
 def augmented_examples_reader_v1(
     path: str,
@@ -449,7 +512,7 @@ def _edited_copy(source: Doc, new_doc: Doc) -> Doc:
 def augment_file(
     gold_jsonl: Union[str, Path],
     out_jsonl: Union[str, Path],
-    method: str,
+    method: Optional[str],
     *,
     model: Optional[Union[str, Path]] = None,
     vectors: Optional[Union[str, Path]] = None,
@@ -466,14 +529,16 @@ def augment_file(
     device: str = "cpu",
     batch_size: int = 16,
     limit: int = 0,
+    case_variants: Sequence[str] = (),
     show_progress: bool = False,
 ) -> Dict[str, int]:
-    """Write every gold record and one augmented copy of it.
+    """Write every gold record and one augmented copy of it, and case variants of both.
 
     Output order: each original record (unchanged) followed by its augmented copy
     ``{"id": "<id>-aug1", "source_id": "<id>", "augmented": method, "text", "spans",
     "n_replaced", pass-through fields}``; spans are the original's, re-computed for
-    the new text (``text[start:end] == span["text"]``).
+    the new text (``text[start:end] == span["text"]``). With ``case_variants``, each
+    written record is followed by its copies in those cases (``case_variant``).
 
     gold_jsonl (Union[str, Path]): records with ``text`` and ``spans``.
     out_jsonl (Union[str, Path]): output JSONL (written atomically).
@@ -483,16 +548,26 @@ def augment_file(
     n (int): words replaced per document (filtered_mlm).
     n_neighbors (int): N (neighbor_pseudonyms).
     seed (int): random seed (same seed, same output).
-    RETURNS (Dict[str, int]): counts: records, augmented, unchanged, replaced.
+    case_variants (Sequence[str]): cases (``upper``, ``lower``) of extra copies;
+        with ``method=None`` only those copies are added.
+    RETURNS (Dict[str, int]): counts: records, augmented, unchanged, replaced,
+        case_variants (copies written), case_skipped (copies left out because their
+        spans would misalign; a note already in a case gets no copy in it).
     """
     import spacy
     from tqdm import tqdm
 
+    from spacy_deid.synth.generator import recase
     from spacy_deid.train.vectors import load_vectors
 
-    if method not in METHODS:
+    bad_case = [c for c in case_variants if c not in CASES]
+    if bad_case:
+        raise FatalError(f"Unknown case {bad_case[0]!r}: use {', '.join(CASES)}")
+    if method is None and not case_variants:
+        raise FatalError("Nothing to do: give --method and/or --case-variants")
+    if method is not None and method not in METHODS:
         raise FatalError(f"Unknown method {method!r}: use one of {', '.join(METHODS)}")
-    if vectors is None:
+    if method is not None and vectors is None:
         raise FatalError("--vectors is required (a directory made by `python -m spacy_deid vectors`)")
     if method == "filtered_mlm" and model is None:
         raise FatalError("--model is required for filtered_mlm (a local masked-LM directory)")
@@ -500,11 +575,23 @@ def augment_file(
     rng = numpy.random.default_rng(seed)
     if method == "neighbor_pseudonyms":
         pseudo = load_pseudonymizer(vectors, nlp.make_doc, n_neighbors, min_count, numeric=numeric)
-    else:
+    elif method == "filtered_mlm":
         sampler = load_sampler(model, device)  # type: ignore[arg-type]
         vecs = load_vectors(vectors)
         policy = CosineFilter(epsilon=epsilon, max_tries=max_tries, fallback="none")
-    stats = {"records": 0, "augmented": 0, "unchanged": 0, "replaced": 0}
+    stats = {"records": 0, "augmented": 0, "unchanged": 0, "replaced": 0, "case_variants": 0, "case_skipped": 0}
+
+    def write(rec: Record) -> None:
+        writer.write(rec)
+        for case in case_variants:
+            variant = case_variant(rec, case, nlp.make_doc)
+            if variant is None:
+                # a note already in that case needs no copy; any other None would misalign
+                stats["case_skipped"] += int(recase(rec["text"], case) != rec["text"])
+            else:
+                writer.write(variant)
+                stats["case_variants"] += 1
+
     writer = AtomicJSONLWriter(out_jsonl)
     try:
         records = iter_records(gold_jsonl, limit=limit)
@@ -513,6 +600,11 @@ def augment_file(
                 docs = [gold_doc(nlp.make_doc, rec) for rec in batch]
             except ValueError as err:
                 raise FatalError(str(err)) from None
+            if method is None:
+                for rec in batch:
+                    write(rec)
+                    stats["records"] += 1
+                continue
             if method == "neighbor_pseudonyms":
                 results = pseudonymize_docs(docs, pseudo, rng, nlp.make_doc)
             else:
@@ -521,8 +613,8 @@ def augment_file(
                     n=n, n_candidates=n_candidates, temperature=temperature, top_k=top_k,
                 )
             for rec, doc, (new_doc, n_rep) in zip(batch, docs, results):
-                writer.write(rec)
-                writer.write(augmented_record(rec, new_doc, doc, method, n_rep, 1))
+                write(rec)
+                write(augmented_record(rec, new_doc, doc, method, n_rep, 1))
                 stats["records"] += 1
                 stats["augmented"] += 1
                 stats["unchanged"] += int(n_rep == 0)
