@@ -221,3 +221,57 @@ def check_pipeline_vectors(nlp: Language) -> None:
             "The pipeline's word vectors are not the ones its NER was trained with (vocab/vectors was "
             "replaced?): rebuild it with `spacy-deid init ... --ner PATH` and the NER's own vectors."
         )
+
+
+# ------------------------------------------------------- what detectors flag
+# Reasons of edits written for what a PHI detector (not rarity) found.
+DETECTOR_REASONS = ("NER", "PATTERN", "GAZETTEER", "PHI")
+DETECTOR_SPAN_KEYS = ("phi_patterns", "phi_gazetteer")
+# Components that learn from or move de-identified text: never detectors.
+TRAINED_TIER = ("mlm_resampler", "similarity_filter", "doc_swapper")
+
+
+def flagged_spans(doc: Doc) -> List[Any]:
+    """The spans of ``doc`` a PHI detector flagged: entities, the detectors' span
+    groups, and edits whose reason is a detector's."""
+    from spacy_deid.edits import get_edits
+
+    spans = list(doc.ents) + [s for s in get_edits(doc) if s.label_ in DETECTOR_REASONS]
+    for key in DETECTOR_SPAN_KEYS:
+        if key in doc.spans:
+            spans.extend(doc.spans[key])
+    return spans
+
+
+def detector_flagged_words(nlp: Language, name: str, records: Iterable[Record], batch_size: int = 256) -> Set[str]:
+    """The lower-cased words that the detectors before component ``name`` flag
+    in ``records`` (the components of ``TRAINED_TIER`` are not run). Runs in a
+    memory zone: no string of the records stays in the pipeline's vocab.
+
+    RETURNS (Set[str]): the flagged words.
+    """
+    import re
+
+    from spacy.util import minibatch
+
+    procs = [(n, p) for n, p in upstream_pipes(nlp, name) if nlp.get_pipe_meta(n).factory not in TRAINED_TIER]
+    words: Set[str] = set()
+    word = re.compile(r"\w+")
+    with nlp.memory_zone():
+        for batch in minibatch(records, size=batch_size):
+            docs: Iterable[Doc] = (make_doc(nlp, rec) for rec in batch)
+            for _, proc in procs:
+                docs = proc.pipe(docs, batch_size=batch_size) if hasattr(proc, "pipe") else (proc(d) for d in docs)
+            for doc in docs:
+                for span in flagged_spans(doc):
+                    words.update(w.lower() for w in word.findall(span.text))
+    return words
+
+
+def upstream_allows(nlp: Optional[Language], name: str) -> List[Callable[[str], bool]]:
+    """The ``is_allowed(word)`` checks of the components before ``name``: False
+    for a word that one of them must not see emitted (below k, blacklisted, a
+    name or place of a gazetteer)."""
+    if nlp is None:
+        return []
+    return [p.is_allowed for _, p in upstream_pipes(nlp, name) if callable(getattr(p, "is_allowed", None))]

@@ -346,3 +346,33 @@ def test_pipe_isolates_a_failing_doc():
     out = list(comp.pipe([good, bad], batch_size=2))
     assert out == [good] and seen == [1]
     assert render(good).text == "denied"
+
+
+def test_candidates_exclude_what_detectors_flag_and_are_stored_as_hashes(vec_dir, small_records, tmp_path):
+    """A clinician's name that is also an English word ("Baker") and appears for
+    many patients is frequent, but the gazetteer flags it after "Dr.": it is no
+    candidate. Listed names and places are refused; the cfg holds no word."""
+    import json
+
+    from spacy_deid.io.readers import records_reader_v1
+
+    path = tmp_path / "corpus.jsonl"
+    with path.open("w") as fh:
+        for rec in small_records:
+            text = rec["text"] + " Discussed with Dr. Baker and the family at home."
+            fh.write(json.dumps({"id": rec["id"], "patient_id": rec["patient_id"], "text": text}) + "\n")
+    nlp = spacy.blank("en")
+    nlp.vocab.vectors = spacy.load(vec_dir).vocab.vectors
+    gaz = nlp.add_pipe("phi_gazetteer")
+    gaz.initialize(nlp=nlp)
+    assert not gaz.is_allowed("Smith") and not gaz.is_allowed("boston") and gaz.is_allowed("will")
+    comp = nlp.add_pipe("similarity_filter", config={"surrogates": True, "n_neighbors": 10, "min_count": 3})
+    comp.initialize(nlp=nlp, corpus=records_reader_v1(path))
+    assert comp.candidates and "family" in comp.candidates and "home" in comp.candidates
+    assert "baker" not in comp.candidates
+    assert all(gaz.is_allowed(w) for w in comp.candidates)
+    cfg = comp.to_bytes()
+    assert b"family" not in cfg and b"home" not in cfg
+    comp.to_disk(tmp_path / "sf")
+    again = nlp.get_pipe("similarity_filter").from_disk(tmp_path / "sf")
+    assert again.candidates == comp.candidates

@@ -10,6 +10,7 @@ with ``[initialize.components.phi_gazetteer.lists]`` and ``labels``) and saved
 with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``),
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
+import functools
 from typing import Dict, Iterable, Iterator, Optional
 
 import srsly
@@ -25,8 +26,23 @@ from spacy_deid.detect.gazetteers import (
     Gazetteer,
     GazetteerIndex,
     GazetteerLists,
+    HOSPITAL,
+    NAME,
+    PLACE_LABELS,
     load_lists,
 )
+
+# A listed name or place at least this frequent as an English word ("will",
+# "mark", "may") is used as a word far more often than as a name: it may be emitted.
+EMIT_ZIPF = 5.0
+
+
+@functools.lru_cache(maxsize=100_000)
+def _zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
+
 
 DEFAULT_CONFIG_STR = """
 [phi_gazetteer]
@@ -95,6 +111,19 @@ class PhiGazetteer(Pipe):
     @property
     def is_initialized(self) -> bool:
         return self._gazetteer is not None
+
+    def is_allowed(self, word: str) -> bool:
+        """False for a word the lists name as a person, place or hospital, unless
+        it is a very common word ("will", "mark": Zipf >= ``EMIT_ZIPF``): such a
+        replacement is flagged by the gazetteer in a name or place context, so
+        the resampler and the neighbour surrogates (which ask every upstream
+        component this before emitting a word) must not write it."""
+        if self._gazetteer is None:
+            return True
+        word = word.lower()
+        if not self._gazetteer.tags(word) & {NAME, HOSPITAL, *PLACE_LABELS}:
+            return True
+        return _zipf(word) >= EMIT_ZIPF
 
     def __call__(self, doc: Doc) -> Doc:
         """Write the gazetteer's spans to ``doc.spans[spans_key]``."""

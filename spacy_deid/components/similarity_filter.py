@@ -23,6 +23,7 @@ original giving the same surrogate within a document, or across a corpus when
 keyed by a salted hash (the salt is read from an environment variable, so it is
 never written to the config).
 """
+import functools
 import hashlib
 import re
 import warnings
@@ -33,6 +34,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 import numpy
 import srsly
 from spacy import util
+from spacy.strings import hash_string
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
@@ -41,7 +43,7 @@ from spacy.vocab import Vocab
 
 from spacy_deid.edits import MLM, PHI, SURROGATE, add_edit, get_edits
 from spacy_deid.surrogates.keys import read_salt
-from spacy_deid.util import RecordsReader, require_corpus
+from spacy_deid.util import RecordsReader, detector_flagged_words, require_corpus, upstream_allows
 
 FALLBACKS = ("mask", "best", "none")
 NUMERIC_MODES = ("shape", "keep")
@@ -435,6 +437,33 @@ class NeighborPseudonymizer:
         return options[int(r.integers(len(options)))]
 
 
+# The public vocabulary neighbour surrogates are drawn from (wordfreq's English
+# list): a saved pipeline keeps the hashes of its candidates, and the words are
+# found again here when it is loaded.
+PUBLIC_VOCABULARY_SIZE = 200_000
+
+
+@functools.lru_cache(maxsize=1)
+def public_vocabulary() -> Tuple[str, ...]:
+    """The lower-cased words of the public vocabulary, most frequent first."""
+    from wordfreq import top_n_list
+
+    return tuple(w.lower() for w in top_n_list("en", PUBLIC_VOCABULARY_SIZE))
+
+
+def words_of_hashes(hashes: Sequence[int]) -> List[str]:
+    """The public-vocabulary words of ``hashes``, in the order of ``hashes``."""
+    if not hashes:
+        return []
+    wanted = {int(h) for h in hashes}
+    found = {}
+    for w in public_vocabulary():
+        h = hash_string(w)
+        if h in wanted:
+            found[h] = w
+    return [found[int(h)] for h in hashes if int(h) in found]
+
+
 def gold_phi_words(records: Iterable[dict]) -> set:
     """Lower-cased ``\\w+`` words inside the records' gold PHI spans (when given)."""
     import re
@@ -666,8 +695,17 @@ class SimilarityFilter(Pipe):
         # occurs inside a gold PHI span of the corpus (a doctor's name or username
         # shared by many patients) is no candidate, and so is never stored.
         phi_words = gold_phi_words(corpus())
+        # Nor a word any detector before this component flags in the corpus (a
+        # clinician's name used for many patients is not rare, but a gazetteer or
+        # the NER sees it after "Dr."), nor one an upstream component refuses to
+        # see emitted (a listed name or place). Only words of a public vocabulary
+        # are candidates: the pipeline stores their hashes, never a corpus word.
+        flagged = detector_flagged_words(nlp, self.name, corpus())
+        allows = upstream_allows(nlp, self.name)
+        public = set(public_vocabulary())
+        words = (w for w in frequent if w in public and all(ok(w) for ok in allows))
         self.candidates = candidate_vocabulary(
-            frequent, make_doc=make_doc, exclude=set(STOP_WORDS) | phi_words, max_candidates=self.max_candidates
+            words, make_doc=make_doc, exclude=set(STOP_WORDS) | phi_words | flagged, max_candidates=self.max_candidates
         )
         if not self.candidates:
             warnings.warn(
@@ -797,10 +835,10 @@ class SimilarityFilter(Pipe):
     # -- serialisation ----------------------------------------------------
 
     def _cfg(self) -> dict:
-        return {"candidates": self.candidates}
+        return {"candidate_hashes": [hash_string(w) for w in self.candidates]}
 
     def _set_cfg(self, cfg: dict) -> None:
-        self.candidates = list(cfg.get("candidates", []))
+        self.candidates = words_of_hashes(cfg.get("candidate_hashes", []))
         self._pseudonymizer = None
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:

@@ -31,8 +31,6 @@ from spacy_deid.io.records import FatalError, iter_records
 
 RARE = "rare"
 PHI = "phi"
-# reasons of edits that a PHI detector (not rarity) found
-DETECTOR_REASONS = ("NER", "PATTERN", "GAZETTEER", "PHI")
 
 _WORD = re.compile(r"\w+")
 _PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\x80-\xff]{6,}")
@@ -187,19 +185,15 @@ def _detected(
             add(rec["text"], sp["start"], sp["end"], str(rec["id"]))
     if not detect:
         return found
-    from spacy_deid.edits import get_edits
     from spacy_deid.train.pretrain import load_mask_pipeline
-    from spacy_deid.util import make_doc
+    from spacy_deid.util import flagged_spans, make_doc
 
     nlp = load_mask_pipeline(corpus, mask_config=config, overrides=overrides)
     with nlp.memory_zone():
         docs = nlp.pipe((make_doc(nlp, rec) for rec in records), batch_size=64)
         for rec, doc in zip(records, docs):
             rid = str(rec["id"])
-            spans = [s for s in get_edits(doc) if s.label_ in DETECTOR_REASONS] + list(doc.ents)
-            for key in ("phi_patterns", "phi_gazetteer"):
-                spans.extend(doc.spans.get(key, []))
-            for s in spans:
+            for s in flagged_spans(doc):
                 add(rec["text"], s.start_char, s.end_char, rid)
     return found
 

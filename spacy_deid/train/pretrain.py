@@ -33,6 +33,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import numpy
 
 from spacy_deid.io.records import FatalError, iter_records
+from spacy_deid.util import TRAINED_TIER
 
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
 SPECIAL_TOKENS = [PAD, UNK, CLS, SEP, MASK]
@@ -162,9 +163,6 @@ def load_mask_pipeline(
     return None
 
 
-# Components that learn from or move de-identified text (the DataSifterText
-# tier): never part of the pipeline that de-identifies a training corpus.
-TRAINED_TIER = ("mlm_resampler", "similarity_filter", "doc_swapper")
 
 
 def _upstream_of_mlm(names: List[str], factory_of: Callable[[str], Optional[str]]) -> List[str]:
