@@ -91,7 +91,7 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
                     if not parsed[1] and not new[1]:
                         shifts[rec.get("patient_id") or rec["id"]].append((parsed[0], new[0]))
             elif category == "NAME" and seg is not None:
-                clinician = span["label"] in ("DOCTOR", "STAFF", "HCW")
+                clinician = span["label"] in ("DOCTOR", "STAFF", "HCW", "USERNAME")
                 scope = "corpus" if clinician else rec.get("patient_id") or rec["id"]
                 key = ("clinician" if clinician else "person", scope, original.lower())
                 names[key].add(seg.replacement.lower())

@@ -291,3 +291,38 @@ def test_rare_measurements_kept_identifier_pieces_not(text, index, kept):
         add_edit(doc, i, i + 1, "LOW_FREQ", "[LOW_FREQ]")
     doc = nlp.get_pipe("phi_replacer")(doc)
     assert (doc._.deid_text == text) is kept
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("Signed: Lisa Montoya, RN today", "Lisa Montoya"),
+        ("PCP: Nicole Wright here", "Nicole Wright"),
+        ("Dictated by: nwright D: 4/25", "nwright"),
+        ("Signed: WRIGHT, NICOLE MD (nwright) ok", "nwright"),
+    ],
+)
+def test_clinician_cues_give_corpus_wide_surrogates(text, name):
+    nlp = make_nlp()
+    a = with_ents(nlp, text, [(name, "NAME")], {"id": "1", "patient_id": "p1"})
+    b = with_ents(nlp, text, [(name, "NAME")], {"id": "2", "patient_id": "p2"})
+    assert a._.deid_text == b._.deid_text and name not in a._.deid_text
+
+
+@pytest.mark.parametrize(
+    "text,name,label",
+    [
+        ("History of Parkinson's disease.", "Parkinson", "PERSON"),
+        ("Framingham Risk Score of 20%.", "Framingham", "GPE"),
+        ("Wells criteria were met.", "Wells", "NAME"),
+        ("Positive Chaddock reflex.", "Chaddock", "NAME"),
+    ],
+)
+def test_eponyms_are_not_phi(text, name, label):
+    doc = with_ents(make_nlp(), text, [(name, label)])
+    assert doc._.deid_text == text
+
+
+def test_a_name_before_an_ordinary_word_is_replaced():
+    doc = with_ents(make_nlp(), "Wells was seen.", [("Wells", "NAME")])
+    assert "Wells" not in doc._.deid_text

@@ -255,6 +255,8 @@ class PhiReplacer(Pipe):
             shifted = self.dates.shift(text, patient_scope)
             if shifted.action == "keep":
                 return None, KEEP
+        if category in ("NAME", "LOCATION", "ORGANIZATION") and _eponym(span):
+            return None, KEEP
         if category == "LOCATION":
             new_place = self.places.location(text, "corpus", label)
             if new_place is None:  # a state, a country
@@ -268,7 +270,7 @@ class PhiReplacer(Pipe):
         if category == "AGE":
             return new_age, "SURROGATE"
         if category == "NAME":
-            clinician = label in self.clinician_labels or _after_title(span)
+            clinician = label in self.clinician_labels or _clinician_context(span)
             return self.names.replace(text, "corpus" if clinician else patient_scope), "SURROGATE"
         if category == "LOCATION":
             return new_place, "SURROGATE"
@@ -409,10 +411,55 @@ def _joined_digits(doc: Doc, i: int, step: int) -> bool:
             return False
 
 
-def _after_title(span: Span) -> bool:
-    """A name right after ``Dr``/``Dr.`` (or starting with it) is a clinician's."""
-    first = span[0].lower_.rstrip(".")
-    prev = span.doc[span.start - 1].lower_.rstrip(".") if span.start > 0 else ""
-    if prev == "." and span.start > 1:
-        prev = span.doc[span.start - 2].lower_
-    return first in ("dr", "doctor") or prev in ("dr", "doctor")
+# Words after which a name is an eponym, not a person ("Parkinson's disease",
+# "Framingham Risk Score", "Wells criteria", "Chaddock reflex").
+EPONYM_HEADS = frozenset(
+    """disease diseases syndrome syndromes sign signs score scores scale criteria criterion reflex test tests
+    maneuver manoeuvre classification grade grading stage staging index ratio risk rule rules procedure
+    operation repair fracture palsy disorder lymphoma sarcoma tumor tumour ulcer phenomenon triad law equation
+    formula method technique catheter tube trial study protocol questionnaire inventory algorithm position
+    incision node nodes cell cells body bodies dementia chorea anemia anaemia factor deficiency point hernia
+    cyst esophagus ataxia dystrophy encephalopathy thyroiditis tetralogy anomaly malformation block sequence
+    effect curve""".split()
+)
+
+
+def _eponym(span: Span) -> bool:
+    """A name, place or organisation used as part of an eponym: followed (after
+    ``'s`` or ``-``) by a word such as disease, syndrome, score or criteria."""
+    doc = span.doc
+    j = span.end
+    while j < len(doc) and doc[j].lower_ in ("'s", "’s", "'", "-", "–"):
+        j += 1
+    return j < len(doc) and doc[j].lower_ in EPONYM_HEADS
+
+
+# Cues that a name is a clinician's: a credential after it ("Lisa Montoya, RN"), or a
+# title or role word before it ("Dr. Weber", "PCP: Nicole Wright", "Signed: ...").
+CREDENTIALS = frozenset(
+    "md m.d. m.d do d.o. rn np pa pa-c phd ph.d. cnp aprn lpn crna msw lcsw pharmd dds dmd fnp-c fnp np-c "
+    "facs facp mbbs resident attending".split()
+)
+ROLE_CUES = frozenset(
+    "dr dr. doctor pcp attending consultant physician surgeon assistant anesthesiologist anesthesia resident "
+    "intern fellow nurse rn signed cosigned co-signed dictated transcribed cc provider referring ordering "
+    "requesting radiologist pathologist therapist np pa".split()
+)
+
+
+def _clinician_context(span: Span) -> bool:
+    """A name written as a clinician's: a title, role word or credential right
+    before it (``:``, ``by``, ``(`` skipped) or a title in it, or a credential right
+    after it (``,`` skipped)."""
+    doc = span.doc
+    if span[0].lower_ in ROLE_CUES:
+        return True
+    i = span.start - 1
+    while i >= 0 and doc[i].lower_ in (":", "by", "with", "-", ".", "("):
+        i -= 1
+    if i >= 0 and (doc[i].lower_ in ROLE_CUES or doc[i].lower_ in CREDENTIALS):  # "..., MD (nwright)"
+        return True
+    j = span.end
+    while j < len(doc) and doc[j].text in (",", "-"):
+        j += 1
+    return j < len(doc) and doc[j].lower_ in CREDENTIALS
