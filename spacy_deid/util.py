@@ -1,4 +1,5 @@
 """Small helpers shared by the components."""
+import hashlib
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
@@ -9,11 +10,24 @@ Record = Dict[str, Any]
 RecordsReader = Callable[[], Iterable[Record]]
 
 
-def make_doc(nlp: Language, record: Record) -> Doc:
-    """Tokenise a record's text and attach its pass-through fields (no text)."""
-    doc = nlp.make_doc(record["text"])
-    doc._.deid_record = {k: record[k] for k in ("id", "patient_id", "label", "note_type") if record.get(k) is not None}
+def make_doc(nlp: Language, record: Record, text: Optional[str] = None, **extra: Any) -> Doc:
+    """Tokenise a record's text (or ``text``, a piece of it) and attach the
+    record's id and pass-through fields (never its text) as ``doc._.deid_record``,
+    plus ``extra`` fields (e.g. the record's line index).
+    """
+    from spacy_deid.io.records import PASS_THROUGH
+
+    doc = nlp.make_doc(record["text"] if text is None else text)
+    doc._.deid_record = {k: record[k] for k in ("id", *PASS_THROUGH) if record.get(k) is not None}
+    doc._.deid_record.update(extra)
     return doc
+
+
+def stable_key(value: Any) -> int:
+    """A 64-bit integer of ``value`` that is the same in every process and run
+    (Python's ``hash()`` of a str is salted per process, so it cannot seed anything)."""
+    digest = hashlib.blake2b(str(value).encode("utf8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 def upstream_pipes(nlp: Language, name: str) -> List[Tuple[str, Any]]:

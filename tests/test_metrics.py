@@ -94,3 +94,77 @@ def test_join_by_id():
     assert [p[1]["x"] for p in join_by_id(g, o)] == [0, 1]
     with pytest.raises(KeyError):
         join_by_id([{"id": 9}], o)
+
+
+# ---- standard detection scores (token level, entity level with nervaluate)
+# GOLD: John Smith (PATIENT -> NAME, 2 tokens), 01/02/2020 (DATE, 3 tokens), Mercy (HOSPITAL -> ORGANIZATION)
+
+
+def test_token_scores_binary_and_per_category():
+    from spacy_deid.eval.metrics import token_scores
+
+    edits = [
+        {"start": 8, "end": 18, "category": "NAME"},  # John Smith: right
+        {"start": 22, "end": 27, "category": "ID"},  # 01/02 of the date, wrong category
+        {"start": 0, "end": 4, "category": "OTHER"},  # "Seen": a false positive
+        {"start": 33, "end": 35, "category": None},  # "at" resampled: predicts nothing
+    ]
+    s = token_scores([(GOLD, out(edits, "x"))])
+    b = s["binary"]
+    # gold PHI tokens 6; predicted tokens: Seen, John, Smith, 01, 02 = 5; TP (any category) 4
+    assert (b["gold"], b["predicted"], b["tp"]) == (6, 5, 4)
+    assert b["precision"] == pytest.approx(4 / 5) and b["recall"] == pytest.approx(4 / 6)
+    assert b["f1"] == pytest.approx(2 * 0.8 * (4 / 6) / (0.8 + 4 / 6))
+    cats = s["categories"]
+    assert cats["NAME"]["precision"] == 1.0 and cats["NAME"]["recall"] == 1.0
+    assert cats["DATE"]["tp"] == 0 and cats["DATE"]["gold"] == 3 and cats["DATE"]["recall"] == 0.0
+    assert cats["ID"]["predicted"] == 2 and cats["ID"]["precision"] == 0.0
+    assert cats["ORGANIZATION"]["gold"] == 1 and cats["ORGANIZATION"]["recall"] == 0.0
+    assert cats["OTHER"]["predicted"] == 1 and cats["OTHER"]["gold"] == 0
+
+
+def test_entity_scores_strict_exact_partial_type():
+    from spacy_deid.eval.metrics import entity_scores
+
+    edits = [
+        {"start": 8, "end": 18, "category": "NAME"},  # exact boundaries, right category
+        {"start": 22, "end": 32, "category": "ID"},  # exact boundaries, wrong category
+        {"start": 36, "end": 39, "category": "ORGANIZATION"},  # "Mer": overlaps, right category
+    ]
+    s = entity_scores([(GOLD, out(edits, "x"))])["overall"]
+    assert s["strict"]["correct"] == 1 and s["strict"]["precision"] == pytest.approx(1 / 3)
+    assert s["exact"]["correct"] == 2 and s["exact"]["recall"] == pytest.approx(2 / 3)
+    assert s["ent_type"]["correct"] == 2  # NAME and the overlapping ORGANIZATION
+    assert s["partial"]["correct"] == 2 and s["partial"]["partial"] == 1
+    assert s["partial"]["precision"] == pytest.approx((2 + 0.5) / 3)
+
+
+def test_adjacent_spans_do_not_overlap_and_errors_are_skipped():
+    from spacy_deid.eval.metrics import entity_scores
+
+    gold = {"id": "d", "text": "AB", "spans": [{"start": 0, "end": 1, "label": "ID"}]}
+    # predicted [1, 2) touches the gold span [0, 1) but does not overlap it
+    s = entity_scores([(gold, out([{"start": 1, "end": 2, "category": "ID"}], "x")),
+                       (gold, out([], "", status="error"))])["overall"]
+    assert s["partial"]["correct"] == 0 and s["partial"]["partial"] == 0
+    assert s["partial"]["missed"] == 1 and s["partial"]["spurious"] == 1
+
+
+def test_evaluate_files_stamps_version_definitions_and_detection(tmp_path):
+    import json
+
+    from spacy_deid.about import __version__
+    from spacy_deid.eval.report import evaluate_files, write_report
+
+    gold_path, out_path = tmp_path / "gold.jsonl", tmp_path / "out.jsonl"
+    gold_path.write_text(json.dumps(GOLD) + "\n")
+    edits = [{"start": 8, "end": 18, "category": "NAME", "reason": "NER", "method": "SURROGATE"}]
+    out_path.write_text(json.dumps(out(edits, "Seen by Ann Lee on 01/02/2020 at Mercy.")) + "\n")
+    metrics = evaluate_files(gold_path, out_path, classify=False)
+    assert metrics["stamp"]["spacy_deid_version"] == __version__
+    assert "entity strict" in metrics["definitions"]
+    assert metrics["detection"]["token"]["categories"]["NAME"]["f1"] == 1.0
+    assert metrics["detection"]["entity"]["overall"]["strict"]["correct"] == 1
+    page = write_report(metrics, tmp_path / "report").read_text()
+    assert "Detection, token level" in page and "Definitions" in page and __version__ in page
+    assert (tmp_path / "report" / "detection.png").is_file()

@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 from spacy_deid.cli.app import app
-from spacy_deid.cli import augment, data, evaluate, pretrain, privacy, vectors  # noqa: F401  (register commands)
+from spacy_deid.cli import augment, data, evaluate, package, pretrain, privacy, vectors  # noqa: F401  (register commands)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -28,6 +28,23 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from spacy_deid.about import __version__
+
+        typer.echo(f"spacy-deid {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version of spacy-deid and exit"
+    ),
+) -> None:
+    """De-identify clinical free text with spaCy (spacy-deid)."""
+
+
 
 def fatal(message: str, code: int = 1) -> "typer.Exit":
     """Print a one-line error (no traceback) and exit non-zero."""
@@ -48,6 +65,30 @@ def run_guarded(func, *args, user_errors: tuple = (), **kwargs):
         fatal(f"File not found: {err.filename}" if err.filename else str(err))
     except user_errors as err:
         fatal(f"{type(err).__name__}: {err}")
+
+
+# The engine options of `init` and `sanitize`, written once.
+ENGINE_OPTION = typer.Option("local", "--engine", help="local (this machine; sanitize also takes --n-process) or ray (Ray Data: needs the 'ray' extra of spacy-deid)")
+CODE_OPTION = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)")
+RAY_ADDRESS_OPTION = typer.Option(None, "--address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)")
+RAY_WORKERS_OPTION = typer.Option(2, "--num-workers", min=1, help="Ray actors, each with its own copy of the pipeline")
+RAY_GPUS_OPTION = typer.Option(0.0, "--num-gpus-per-worker", min=0.0, help="GPUs per Ray actor (0: CPU; 0.5: two actors share a GPU)")
+RAY_CHUNK_OPTION = typer.Option(1000, "--chunk-records", min=1, help="Ray: records per block (sanitize: also per shard, the resume granularity)")
+
+
+def engine_kwargs(engine: str, address: Optional[str], num_workers: int, num_gpus_per_worker: float,
+                  chunk_records: int, code_path: Optional[Path]) -> Dict[str, object]:
+    """Check ``--engine``; the keyword arguments of the Ray functions (for the
+    local engine: none, after importing the ``--code`` file here)."""
+    if engine not in ("local", "ray"):
+        fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    if engine == "local":
+        from spacy_deid.engines.local import import_code
+
+        run_guarded(import_code, code_path)
+        return {}
+    return {"address": address, "num_workers": num_workers, "num_gpus_per_worker": num_gpus_per_worker,
+            "chunk_records": chunk_records, "code_path": code_path}
 
 
 def parse_overrides(args: List[str]) -> Dict[str, object]:
@@ -84,12 +125,12 @@ def init_cmd(
     config_path: Path = typer.Argument(..., help="Pipeline config: a .cfg file or a shipped name (default, datasifter, ...)"),
     corpus: Path = typer.Argument(..., help="Corpus JSONL the corpus statistics are fitted on"),
     output_dir: Path = typer.Argument(..., help="Directory the fitted pipeline is saved to"),
-    engine: str = typer.Option("local", "--engine", help="local, or ray: corpus counts as map/reduce on Ray Data (needs the 'ray' extra)"),
-    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)"),
-    num_workers: int = typer.Option(2, "--num-workers", min=1, help="Ray actors running the upstream components"),
-    num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", min=0.0, help="GPUs per Ray actor (0: CPU)"),
-    chunk_records: int = typer.Option(1000, "--chunk-records", min=1, help="Ray: records per block"),
-    code_path: Optional[Path] = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)"),
+    engine: str = ENGINE_OPTION,
+    address: Optional[str] = RAY_ADDRESS_OPTION,
+    num_workers: int = RAY_WORKERS_OPTION,
+    num_gpus_per_worker: float = RAY_GPUS_OPTION,
+    chunk_records: int = RAY_CHUNK_OPTION,
+    code_path: Optional[Path] = CODE_OPTION,
     ner: Optional[Path] = typer.Option(None, "--ner", help="Trained PHI NER pipeline: its tok2vec (or transformer) + ner are sourced in front"),
 ):
     """Build the pipeline of CONFIG, fit all corpus statistics on CORPUS, save it.
@@ -104,22 +145,17 @@ def init_cmd(
     config_path = run_guarded(resolve_config, config_path)
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
-    if engine not in ("local", "ray"):
-        fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
     if ner is not None and not (ner / "config.cfg").is_file():
         fatal(f"--ner {ner}: not a trained pipeline directory (no config.cfg)")
+    ray_kwargs = engine_kwargs(engine, address, num_workers, num_gpus_per_worker, chunk_records, code_path)
     if engine == "ray":
         from spacy_deid.engines.ray_stats import init_pipeline_ray
 
         nlp = run_guarded(
-            init_pipeline_ray, config_path, corpus, output_dir, overrides, address=address, num_workers=num_workers,
-            num_gpus_per_worker=num_gpus_per_worker, chunk_records=chunk_records, code_path=code_path,
-            ner=None if ner is None else ner.resolve(),
+            init_pipeline_ray, config_path, corpus, output_dir, overrides,
+            ner=None if ner is None else ner.resolve(), **ray_kwargs,
         )
     else:
-        from spacy_deid.engines.local import import_code
-
-        run_guarded(import_code, code_path)
         nlp = run_guarded(init_pipeline, config_path, corpus, output_dir, overrides, ner, user_errors=(ValueError,))
     msg.good(f"Saved pipeline {nlp.pipe_names} to {output_dir}")
 
@@ -135,21 +171,20 @@ def sanitize_cmd(
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run (refused when the input or the pipeline changed)"),
     keep_text: bool = typer.Option(False, "--keep-text", help="Also write the ORIGINAL text (not private! the file is created readable by you only)"),
     max_chars: int = typer.Option(10_000_000, "--max-chars", min=0, help="Texts longer than this get an error record (0: no limit)"),
-    code_path: Optional[Path] = typer.Option(None, "--code", help="Python file with custom components (imported first, by every Ray worker too)"),
-    engine: str = typer.Option("local", "--engine", help="local (one process, or --n-process) or ray (Ray Data: needs the 'ray' extra of spacy-deid)"),
-    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)"),
-    num_workers: int = typer.Option(2, "--num-workers", min=1, help="Ray actors, each with its own copy of the pipeline"),
-    num_gpus_per_worker: float = typer.Option(0.0, "--num-gpus-per-worker", min=0.0, help="GPUs per Ray actor (0: CPU; 0.5: two actors share a GPU)"),
-    chunk_records: int = typer.Option(1000, "--chunk-records", min=1, help="Ray: records per block and per shard (the resume granularity)"),
+    code_path: Optional[Path] = CODE_OPTION,
+    engine: str = ENGINE_OPTION,
+    address: Optional[str] = RAY_ADDRESS_OPTION,
+    num_workers: int = RAY_WORKERS_OPTION,
+    num_gpus_per_worker: float = RAY_GPUS_OPTION,
+    chunk_records: int = RAY_CHUNK_OPTION,
     operators: Optional[str] = typer.Option(None, "--operators", help="Operator per PHI category, e.g. 'NAME=mask,ID=hash' ('*=mask': every category): surrogate, shift, mask, redact, hash, encrypt, keep"),
     key_file: Optional[Path] = typer.Option(None, "--key-file", help="Write the encrypted surrogate -> original key file here (0600; key in $SPACY_DEID_KEY)"),
 ):
     """Sanitise a JSONL corpus: one output record per input line, in order."""
-    from spacy_deid.engines.local import import_code, sanitize_file
+    from spacy_deid.engines.local import sanitize_file
     from spacy_deid.surrogates.operators import parse_operators
 
-    if engine not in ("local", "ray"):
-        fatal(f"--engine must be 'local' or 'ray', got {engine!r}")
+    ray_kwargs = engine_kwargs(engine, address, num_workers, num_gpus_per_worker, chunk_records, code_path)
     table = run_guarded(parse_operators, operators, user_errors=(ValueError,)) if operators else None
     if engine == "ray" and key_file:
         fatal("--key-file is not available with --engine ray: use --engine local")
@@ -157,23 +192,10 @@ def sanitize_cmd(
         from spacy_deid.engines.ray import sanitize_file_ray
 
         stats = run_guarded(
-            sanitize_file_ray,
-            pipeline,
-            input_path,
-            output_path,
-            address=address,
-            num_workers=num_workers,
-            num_gpus_per_worker=num_gpus_per_worker,
-            batch_size=batch_size,
-            resume=resume,
-            keep_text=keep_text,
-            max_chars=max_chars,
-            chunk_records=chunk_records,
-            code_path=code_path,
-            operators=table,
+            sanitize_file_ray, pipeline, input_path, output_path, batch_size=batch_size, resume=resume,
+            keep_text=keep_text, max_chars=max_chars, operators=table, **ray_kwargs,
         )
     else:
-        run_guarded(import_code, code_path)
         stats = run_guarded(
             sanitize_file,
             pipeline,

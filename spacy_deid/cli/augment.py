@@ -34,28 +34,26 @@ def augment_cmd(
 
     if not gold.is_file():
         fatal(f"Gold file not found: {gold}")
-    try:
-        stats = run_guarded(
-            augment_file,
-            gold,
-            output,
-            method,
-            model=model,
-            vectors=vectors,
-            n=n,
-            n_neighbors=neighbors,
-            seed=seed,
-            epsilon=epsilon,
-            max_tries=max_tries,
-            n_candidates=n_candidates,
-            min_count=min_count,
-            device=device,
-            batch_size=batch_size,
-            limit=limit,
-            case_variants=("upper", "lower") if case_variants else (),
-            show_progress=True,
-        )
-    except ValueError as err:
-        fatal(str(err))
+    stats = run_guarded(
+        augment_file,
+        gold,
+        output,
+        method,
+        model=model,
+        vectors=vectors,
+        n=n,
+        n_neighbors=neighbors,
+        seed=seed,
+        epsilon=epsilon,
+        max_tries=max_tries,
+        n_candidates=n_candidates,
+        min_count=min_count,
+        device=device,
+        batch_size=batch_size,
+        limit=limit,
+        case_variants=("upper", "lower") if case_variants else (),
+        show_progress=True,
+        user_errors=(ValueError,),
+    )
     msg.good(f"{stats['records']} records + {stats['augmented']} augmented + {stats['case_variants']} case variants -> {output}")
     msg.info(json.dumps(stats))

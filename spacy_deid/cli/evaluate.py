@@ -20,16 +20,22 @@ def evaluate_cmd(
     n_examples: int = typer.Option(3, "--n-examples", min=0, help="Notes shown in the report (as placeholders by category; original text only with --show-original)"),
     seed: int = typer.Option(0, "--seed", help="Seed of the classification split and clustering"),
     show_original: bool = typer.Option(False, "--show-original", help="Show the ORIGINAL text of the examples (local audit only: the report is then marked not shareable and created readable by you only)"),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", help="The pipeline that sanitised it: its profile, config and version are stamped on the report"),
 ):
     """Privacy (leakage, entity recall, cross-patient PHI) and utility of a sanitised corpus."""
     from spacy_deid.eval.report import evaluate_files, load_pairs, write_report
 
-    metrics = run_guarded(evaluate_files, gold, sanitized, classify=classify, seed=seed)
+    metrics = run_guarded(evaluate_files, gold, sanitized, classify=classify, seed=seed, pipeline=pipeline)
     points = json.loads(sweep.read_text()) if sweep is not None and sweep.is_file() else None
     priv = metrics.get("privacy")
     if priv:
         a = priv["leakage_all"]
         msg.info(f"PHI tokens leaked: {a['leaked']}/{a['n']} ({a['leak_rate']:.2%} at place, {a['anywhere_rate']:.2%} anywhere); entity recall {priv['entity_recall']['ALL']['recall']:.2%}")
+    det = metrics.get("detection")
+    if det:
+        tok, strict = det["token"]["binary"], det["entity"]["overall"].get("strict")
+        msg.info(f"token-level PHI detection: precision {tok['precision']:.2%}, recall {tok['recall']:.2%}, F1 {tok['f1']:.2%}"
+                 + (f"; entity-level strict F1 {strict['f1']:.2%}" if strict else ""))
     msg.info(f"non-PHI tokens kept: {metrics['utility']['non_phi']['kept_share']:.2%}")
     cl = metrics["utility"].get("classification")
     if cl:

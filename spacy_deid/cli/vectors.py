@@ -5,7 +5,7 @@ from typing import Optional
 import typer
 from wasabi import msg
 
-from spacy_deid.cli.app import app, run_guarded
+from spacy_deid.cli.app import app, fatal, run_guarded
 
 
 @app.command("vectors")
@@ -39,34 +39,28 @@ def vectors_cmd(
     if mask_pipeline is not None or no_mask:
         mask_config = None
     if not corpus.is_file():
-        from spacy_deid.cli.app import fatal
-
         fatal(f"Corpus not found: {corpus}")
-    try:
-        out = run_guarded(
-            train_vectors,
-            corpus,
-            output_dir,
-            dim=dim,
-            seed=seed,
-            mask_pipeline=mask_pipeline,
-            mask_config=mask_config,
-            k=k,
-            count_by=count_by,
-            model=model,
-            epoch=epoch,
-            lr=lr,
-            minn=minn,
-            maxn=maxn,
-            bucket=bucket,
-            hash_count=hash_count,
-            threads=threads,
-            limit=limit,
-            keep_floret=keep_floret,
-            word_list=word_list,
-        )
-    except ValueError as err:
-        from spacy_deid.cli.app import fatal
-
-        fatal(str(err))
+    out = run_guarded(
+        train_vectors,
+        corpus,
+        output_dir,
+        dim=dim,
+        seed=seed,
+        mask_pipeline=mask_pipeline,
+        mask_config=mask_config,
+        k=k,
+        count_by=count_by,
+        model=model,
+        epoch=epoch,
+        lr=lr,
+        minn=minn,
+        maxn=maxn,
+        bucket=bucket,
+        hash_count=hash_count,
+        threads=threads,
+        limit=limit,
+        keep_floret=keep_floret,
+        word_list=word_list,
+        user_errors=(ValueError,),
+    )
     msg.good(f"Saved floret vectors ({bucket} x {dim}) to {out}")

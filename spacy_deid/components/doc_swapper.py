@@ -39,7 +39,6 @@ so content can no longer be tied to one patient while the note's topic is kept.
   is never touched. Random choices use a numpy Generator seeded from ``seed`` and a
   stable hash (blake2b) of the document id, so runs are reproducible.
 """
-import hashlib
 import math
 import tempfile
 from bisect import bisect_right
@@ -59,7 +58,7 @@ from thinc.api import Config
 
 from spacy_deid.edits import SWAP, Rendering, add_edit, render
 from spacy_deid.policies.keyphrases import Keyphrase, KeyphrasePolicy
-from spacy_deid.util import RecordsReader, pipe_upstream, require_corpus, upstream_pipes
+from spacy_deid.util import RecordsReader, pipe_upstream, require_corpus, stable_key, upstream_pipes
 
 METHODS = ("rake_keyphrase", "rake_index", "textrank", "none")
 # Words of two or more letters: numbers (MRNs, dates) never become features, so not
@@ -167,13 +166,6 @@ def make_doc_swapper(
         rake=rake,
         textrank=textrank,
     )
-
-
-def stable_key(value: Any) -> int:
-    """A 64-bit integer from a document id, stable across runs and machines
-    (Python's ``hash()`` of a str is salted per process, so it is never used)."""
-    digest = hashlib.blake2b(str(value).encode("utf8"), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
 
 
 def token_starts(doc: Doc) -> List[int]:

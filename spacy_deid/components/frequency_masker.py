@@ -20,6 +20,7 @@ What is stored (``to_disk``/``to_bytes``/pickle): the sorted uint64 hashes of
 the items at or above the threshold, the term lists as hashes, the settings and
 counts of the fit (no text, no rare item, not even hashed).
 """
+import itertools
 import logging
 import re
 from dataclasses import dataclass
@@ -81,6 +82,31 @@ class _Fit:
     n_words: int
     n_items: int
     peak_pairs: int
+
+
+@dataclass
+class BlockCounts:
+    """The item counts of a block of documents (``FrequencyMasker.count_block``):
+    hashes and numbers only, no text. Blocks counted anywhere (this process,
+    worker processes, Ray actors) are reduced by ``FrequencyMasker.fit_counts``.
+
+    units (List[str]): counting by patient: the block's unit ids, in first-seen order.
+    keys (np.ndarray): uint64; by patient: the distinct keys of each unit, concatenated
+        (unit i: ``keys[offsets[i]:offsets[i + 1]]``); otherwise the distinct keys.
+    offsets (np.ndarray): int64 unit boundaries in ``keys`` (by patient).
+    counts (np.ndarray): int64 count per key (not by patient).
+    n_docs (int): documents in the block.
+    n_words (int): word tokens in the block.
+    n_no_patient (int): documents without a patient id (each is its own unit).
+    """
+
+    units: List[str]
+    keys: np.ndarray
+    offsets: np.ndarray
+    counts: np.ndarray
+    n_docs: int
+    n_words: int
+    n_no_patient: int
 
 
 # Which upstream annotation each kind needs (checked in initialize).
@@ -274,16 +300,121 @@ class FrequencyMasker(Pipe):
         corpus = require_corpus(corpus, self.name)
         if nlp is None:
             raise ValueError(f"[{self.name}] initialize needs nlp (call nlp.initialize())")
+        self.fit_counts(
+            nlp, corpus, self.count_corpus(nlp, corpus), whitelist=whitelist, blacklist=blacklist,
+            confidence_path=confidence_path,
+        )
+
+    def count_block(self, docs: Iterable[Doc], first_index: int = 0) -> BlockCounts:
+        """Count the word items of a block of documents (the map step of a fit).
+
+        By patient, each unit's distinct item keys; by document, the number of
+        documents per key; by occurrence, the occurrences per key. A document
+        without a ``patient_id`` is a unit of its own, named by its position
+        (``first_index`` + its place in the block), so blocks must get disjoint
+        index ranges.
+
+        docs (Iterable[Doc]): documents already run through the upstream components.
+        first_index (int): the corpus position of the block's first document.
+        RETURNS (BlockCounts): hashes and counts only.
+        """
+        per_unit: Dict[str, List[np.ndarray]] = {}
+        flat: List[np.ndarray] = []
+        n_docs = n_words = n_no_patient = 0
+        for doc in docs:
+            items = self.extractor(doc)
+            keys = items.all_keys()
+            if self.count_unit == "patient":
+                pid = (doc._.deid_record or {}).get("patient_id")
+                if pid is None:
+                    n_no_patient += 1
+                    unit = srsly.json_dumps(["__doc__", first_index + n_docs])
+                else:
+                    unit = srsly.json_dumps(["pid", str(pid)])
+                per_unit.setdefault(unit, []).append(np.unique(keys))
+            else:
+                flat.append(np.unique(keys) if self.count_unit == "document" else keys)
+            n_docs += 1
+            n_words += len(items.word_idx)
+        self.extractor.clear_caches()
+        empty_keys, empty_counts = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+        if self.count_unit == "patient":
+            units = list(per_unit)
+            arrays = [np.unique(np.concatenate(per_unit[u])) for u in units]
+            offsets = np.cumsum([0] + [len(a) for a in arrays]).astype(np.int64)
+            keys = np.concatenate(arrays).astype(np.uint64) if arrays else empty_keys
+            return BlockCounts(units, keys, offsets, empty_counts, n_docs, n_words, n_no_patient)
+        keys, counts = np.unique(np.concatenate(flat), return_counts=True) if flat else (empty_keys, empty_counts)
+        return BlockCounts([], keys.astype(np.uint64), np.zeros(1, dtype=np.int64), counts.astype(np.int64),
+                           n_docs, n_words, n_no_patient)
+
+    def count_corpus(self, nlp: Language, corpus: RecordsReader, block_size: int = 1000) -> Iterator[BlockCounts]:
+        """Count ``corpus`` in this process, block by block (``count_block`` over
+        the records run through the components before this one)."""
+        docs = pipe_upstream(nlp, self.name, corpus())
+        n = 0
+        while True:
+            block = list(itertools.islice(docs, block_size))
+            if not block:
+                return
+            yield self.count_block(block, first_index=n)
+            n += len(block)
+
+    def fit_counts(
+        self,
+        nlp: Language,
+        corpus: RecordsReader,
+        blocks: Iterable[BlockCounts],
+        *,
+        whitelist: Optional[List[str]] = None,
+        blacklist: Optional[List[str]] = None,
+        confidence_path: Optional[str] = None,
+        engine: str = "",
+    ) -> None:
+        """Fit from the counts of the corpus' blocks (the reduce step): sum them,
+        check the corpus, choose k, keep the items at or above it.
+
+        The blocks are consumed inside ``nlp.memory_zone()``, so none of the
+        corpus' strings stay in the vocab; ``corpus`` is read again only to choose
+        k from ``keep_fraction``.
+
+        nlp (Language): the pipeline.
+        corpus (Callable[[], Iterable[dict]]): the records the blocks were counted from.
+        blocks (Iterable[BlockCounts]): ``count_block`` results, in corpus order.
+        whitelist (Optional[List[str]]): terms always kept.
+        blacklist (Optional[List[str]]): terms always masked.
+        confidence_path (Optional[str]): the confidence-list state file, or None.
+        engine (str): the engine that counted, for the log line.
+        """
         self._check_upstream(nlp)
         confidence = load_confidence(confidence_path, self.extractor.settings())
         cap = self.k_max if self.keep_fraction is not None else int(self.k_config)
         try:
             with nlp.memory_zone():
-                fit = self._fit(nlp, corpus, whitelist or [], blacklist or [], confidence, cap)
+                self.whitelist = HashedTerms.from_terms(whitelist or [], nlp.make_doc)
+                self.blacklist = HashedTerms.from_terms(blacklist or [], nlp.make_doc)
+                counter = DistinctCounter(self.count_unit, cap=cap)
+                patients: Dict[str, int] = {}
+                n_docs = n_words = n_no_patient = 0
+                for block in blocks:
+                    n_docs += block.n_docs
+                    n_words += block.n_words
+                    n_no_patient += block.n_no_patient
+                    if self.count_unit == "patient":
+                        for i, unit in enumerate(block.units):
+                            unit_index = patients.setdefault(unit, len(patients))
+                            counter.add(block.keys[block.offsets[i]:block.offsets[i + 1]], unit_index)
+                    else:
+                        counter.add_counts(block.keys, block.counts)
+                keys, counts = counter.result()
+                fit = self._threshold(
+                    nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients),
+                    n_words=n_words, n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
+                )
         finally:
             # the caches hold hashes of every word of the corpus, rare ones included
             self.extractor.clear_caches()
-        self._keep(fit, confidence)
+        self._keep(fit, confidence, engine)
 
     def _keep(self, fit: "_Fit", confidence, engine: str = "") -> None:
         """Keep what a fit found: the allowed items, k, and the stats (no text)."""
@@ -308,32 +439,6 @@ class FrequencyMasker(Pipe):
             self.name, fit.k, fit.k_source, f", {engine} engine" if engine else "", fit.n_docs, fit.n_units,
             fit.unit_name, fit.n_items, len(self.allowed),
             "" if fit.kept_share is None else f"; share of word tokens kept {fit.kept_share:.3f}",
-        )
-
-    def _fit(self, nlp, corpus, whitelist, blacklist, confidence, cap) -> "_Fit":
-        """Count, check, choose k (inside the caller's memory zone). Sets the term
-        lists; returns the rest for ``initialize`` to keep."""
-        self.whitelist = HashedTerms.from_terms(whitelist, nlp.make_doc)
-        self.blacklist = HashedTerms.from_terms(blacklist, nlp.make_doc)
-        counter = DistinctCounter(self.count_unit, cap=cap)
-        patients: Dict[Any, int] = {}
-        n_docs = n_words = n_no_patient = 0
-        for doc in pipe_upstream(nlp, self.name, corpus()):
-            items = self.extractor(doc)
-            unit = 0
-            if self.count_unit == "patient":
-                pid = (doc._.deid_record or {}).get("patient_id")
-                if pid is None:
-                    n_no_patient += 1
-                    pid = ("__doc__", n_docs)  # its own unit: it cannot be pooled
-                unit = patients.setdefault(pid, len(patients))
-            counter.add(items.all_keys(), unit)
-            n_docs += 1
-            n_words += len(items.word_idx)
-        keys, counts = counter.result()
-        return self._threshold(
-            nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients), n_words=n_words,
-            n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
         )
 
     def _threshold(

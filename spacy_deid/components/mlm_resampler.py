@@ -19,7 +19,6 @@ of the vocabulary (no ``##`` continuation pieces, no special tokens). So every
 replacement is one vocabulary word, the model sees one mask per masked word, and
 the schedule's "one token, one mask" is the same for short and long words.
 """
-import hashlib
 import math
 import re
 import shutil
@@ -37,6 +36,7 @@ from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
 from spacy_deid.edits import MLM, add_edit, get_edits
+from spacy_deid.util import stable_key
 
 Reject = Callable[[str], bool]
 RngLike = Union[numpy.random.Generator, Sequence[numpy.random.Generator], None]
@@ -119,7 +119,7 @@ def datasifter_mask(
     max_mask_fraction: float = 0.5,
     max_passes: int = 100,
 ) -> List[bool]:
-    """Choose the tokens to mask in one document (seed lines 4-22, terminating).
+    """Choose the tokens to mask in one document (the DataSifterText masking loop, terminating).
 
     Passes run over the document; in each pass every countable token that is not
     yet masked is masked with probability ``mask_probability(coef, ...)`` (0 for
@@ -252,13 +252,6 @@ def read_terms(name_or_path: Optional[str]) -> List[str]:
 
 # ---------------------------------------------------------------------------
 # Seeds and devices
-
-
-def stable_key(value: Any) -> int:
-    """A 64-bit integer of ``value`` that is the same in every process (Python's
-    ``hash()`` of a str is salted per process, so it cannot seed anything)."""
-    digest = hashlib.blake2b(str(value).encode("utf8"), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
 
 
 def doc_key(doc: Doc) -> int:

@@ -65,6 +65,15 @@ def add_ner(config, ner: Union[str, Path]):
     return config
 
 
+def stamp_meta(nlp: Language, config_path: Union[str, Path]) -> None:
+    """Record in the pipeline's meta the spacy-deid version that built it and its
+    profile (the config's name: ``default``, ``datasifter`` or the user's file)."""
+    from spacy_deid.about import __version__
+    from spacy_deid.resources import config_path as resolve_config
+
+    nlp.meta["spacy_deid"] = {"version": __version__, "profile": resolve_config(config_path).stem}
+
+
 def init_pipeline(
     config_path: Union[str, Path],
     corpus: Union[str, Path],
@@ -98,6 +107,7 @@ def init_pipeline(
     with nlp.select_pipes(disable=[*sourced]):
         nlp.initialize()
     check_sourced_vectors(nlp, {name: cfg["source"] for name, cfg in sourced.items() if isinstance(cfg.get("source"), str)})
+    stamp_meta(nlp, config_path)
     if output_dir is not None:
         from spacy_deid.util import save_pipeline
 

@@ -39,7 +39,7 @@ from spacy_deid.engines.checks import (
     run_fingerprint,
 )
 from spacy_deid.io.atomic import write_json
-from spacy_deid.util import check_pipeline_vectors
+from spacy_deid.util import check_pipeline_vectors, make_doc
 from spacy_deid.io.records import (
     PASS_THROUGH,
     AtomicJSONLWriter,
@@ -234,12 +234,7 @@ def split_text(text: str, piece_chars: int) -> List[Tuple[int, str]]:
 
 
 def _make_doc(nlp: Language, record: Dict[str, Any], index: int, text: Optional[str] = None, part: int = 0) -> Doc:
-    doc = nlp.make_doc(record["text"] if text is None else text)
-    doc._.deid_record = {k: record[k] for k in ("id", *PASS_THROUGH) if record.get(k) is not None}
-    doc._.deid_record["_index"] = index
-    if part:
-        doc._.deid_record["_part"] = part
-    return doc
+    return make_doc(nlp, record, text, _index=index, **({"_part": part} if part else {}))
 
 
 def set_error_handlers(nlp: Language, handler) -> None:

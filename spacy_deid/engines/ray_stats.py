@@ -9,11 +9,10 @@ components that learn corpus statistics is swapped for a Ray Data version:
   ``nlp.to_bytes`` without the masker and what follows), runs them on a block of
   records and returns, per block, only hashed item keys (``ItemExtractor``):
   per patient the distinct keys (``count_unit = patient``), or key counts
-  (``document``/``occurrence``). No text leaves a worker. Reduce: on the driver,
-  the blocks are fed to the masker's own ``DistinctCounter`` (patients) or
-  summed, then the cut-offs are applied as in ``FrequencyMasker.initialize``.
-  ``keep_fraction`` (choosing k needs a second corpus pass) runs that pass on
-  the driver with the masker's own ``_choose_k``.
+  (``document``/``occurrence``): ``FrequencyMasker.count_block``. No text leaves
+  a worker. Reduce: on the driver, ``FrequencyMasker.fit_counts`` sums the blocks
+  and applies the cut-offs; with ``keep_fraction`` (choosing k needs a second
+  corpus pass) that pass runs on the driver.
 - ``doc_swapper`` — the expensive part is rendering each record through the
   upstream components (masking, MLM resampling): that runs on the actors, in
   corpus order (``preserve_order``); hashing, idf and the MiniBatchKMeans fit then
@@ -26,16 +25,16 @@ the saved pipelines), except the diagnostic ``stats.counter_peak_pairs`` of the
 masker when the corpus has more (item, patient) pairs than the counter's buffer
 (it depends on the order the pairs arrive in).
 
-Only the counting pass differs: from the summed counts on, ``_fit_frequency``
-calls the masker's own ``_threshold`` (checks, k, allowed items, confidence list)
-and ``_keep`` (stats), as ``FrequencyMasker.initialize`` does; ``tests/test_ray.py``
-proves both engines agree.
+Both engines run the masker's own public fit: ``count_block`` (map, here on the
+actors) and ``fit_counts`` (reduce, checks, k, allowed items, confidence list, on
+the driver), as ``FrequencyMasker.initialize`` does; ``tests/test_ray.py`` proves
+both engines agree.
 """
 import functools
 import json
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -107,49 +106,31 @@ class UpstreamWorker:
             return self._count(index, docs)
 
     def _count(self, index: List[int], docs) -> Dict[str, List[Any]]:
-        proc = self.proc
-        unit_mode = proc.count_unit
-        per_unit: Dict[str, List[np.ndarray]] = {}
-        all_keys: List[np.ndarray] = []
-        n_docs = n_words = n_no_patient = 0
-        for i, doc in zip(index, docs):
-            items = proc.extractor(doc)
-            keys = items.all_keys()
-            n_docs += 1
-            n_words += len(items.word_idx)
-            if unit_mode == "patient":
-                pid = (doc._.deid_record or {}).get("patient_id")
-                if pid is None:
-                    n_no_patient += 1
-                    unit = json.dumps(["__doc__", i])  # its own unit, as in the local engine
-                else:
-                    unit = json.dumps(["pid", str(pid)])
-                per_unit.setdefault(unit, []).append(np.unique(keys))
-            elif unit_mode == "document":
-                all_keys.append(np.unique(keys))
-            else:
-                all_keys.append(keys)
-        proc.extractor.clear_caches()
-        if unit_mode == "patient":
-            units = list(per_unit)
-            arrays = [np.unique(np.concatenate(per_unit[u])) for u in units]
-            offsets = np.cumsum([0] + [len(a) for a in arrays]).astype(np.int64)
-            keys = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.uint64)
-            counts = np.empty(0, dtype=np.int64)
-        else:
-            units = []
-            offsets = np.zeros(1, dtype=np.int64)
-            flat = np.concatenate(all_keys) if all_keys else np.empty(0, dtype=np.uint64)
-            keys, counts = np.unique(flat, return_counts=True)
+        block = self.proc.count_block(docs, first_index=index[0] if index else 0)
         return {
-            "units": [json.dumps(units)],
-            "keys": [np.ascontiguousarray(keys, dtype="<u8").tobytes()],
-            "offsets": [offsets.astype("<i8").tobytes()],
-            "counts": [counts.astype("<i8").tobytes()],
-            "n_docs": [n_docs],
-            "n_words": [n_words],
-            "n_no_patient": [n_no_patient],
+            "units": [json.dumps(block.units)],
+            "keys": [np.ascontiguousarray(block.keys, dtype="<u8").tobytes()],
+            "offsets": [block.offsets.astype("<i8").tobytes()],
+            "counts": [block.counts.astype("<i8").tobytes()],
+            "n_docs": [block.n_docs],
+            "n_words": [block.n_words],
+            "n_no_patient": [block.n_no_patient],
         }
+
+
+def block_from_row(row: Dict[str, Any]):
+    """The ``BlockCounts`` of one row written by ``UpstreamWorker._count``."""
+    from spacy_deid.components.frequency_masker import BlockCounts
+
+    return BlockCounts(
+        units=json.loads(row["units"]),
+        keys=np.frombuffer(row["keys"], dtype="<u8").astype(np.uint64),
+        offsets=np.frombuffer(row["offsets"], dtype="<i8").astype(np.int64),
+        counts=np.frombuffer(row["counts"], dtype="<i8").astype(np.int64),
+        n_docs=int(row["n_docs"]),
+        n_words=int(row["n_words"]),
+        n_no_patient=int(row["n_no_patient"]),
+    )
 
 
 # ---------------------------------------------------------------------- driver
@@ -240,57 +221,20 @@ def corpus_source(nlp: Language, name: str) -> Tuple[Path, int]:
 
 def _fit_frequency(proc, nlp: Language, ray_stats: RayStats, *, corpus=None, whitelist=None, blacklist=None,
                    confidence_path=None) -> None:
-    """``FrequencyMasker.initialize`` with the counting pass on Ray (module docstring)."""
-    from spacy_deid.stats.counts import DistinctCounter, load_confidence
-    from spacy_deid.stats.terms import HashedTerms
+    """``FrequencyMasker.initialize`` with the counting (``count_block``) on Ray
+    actors and the masker's own reduce (``fit_counts``) on the driver."""
     from spacy_deid.util import require_corpus
 
     require_corpus(corpus, proc.name)
     path, limit = corpus_source(nlp, proc.name)
-    proc._check_upstream(nlp)
-    confidence = load_confidence(confidence_path, proc.extractor.settings())
-    cap = proc.k_max if proc.keep_fraction is not None else int(proc.k_config)
-    with nlp.memory_zone():
-        proc.whitelist = HashedTerms.from_terms(whitelist or [], nlp.make_doc)
-        proc.blacklist = HashedTerms.from_terms(blacklist or [], nlp.make_doc)
-        counter = DistinctCounter(proc.count_unit, cap=cap)
-        patients: Dict[str, int] = {}
-        sums: List[Tuple[np.ndarray, np.ndarray]] = []
-        n_docs = n_words = n_no_patient = 0
+
+    def blocks():
         with _preserve_order(True):  # blocks in corpus order: patients numbered as the local engine does
             for row in ray_stats.dataset(nlp, proc.name, path, limit, "frequency").iter_rows():
-                n_docs += int(row["n_docs"])
-                n_words += int(row["n_words"])
-                n_no_patient += int(row["n_no_patient"])
-                keys = np.frombuffer(row["keys"], dtype="<u8").astype(np.uint64)
-                if proc.count_unit == "patient":
-                    offsets = np.frombuffer(row["offsets"], dtype="<i8")
-                    for u, unit in enumerate(json.loads(row["units"])):
-                        idx = patients.setdefault(unit, len(patients))
-                        counter.add(keys[offsets[u]:offsets[u + 1]], idx)
-                else:
-                    sums.append((keys, np.frombuffer(row["counts"], dtype="<i8").astype(np.int64)))
-        if proc.count_unit == "patient":
-            keys, counts = counter.result()
-        else:
-            keys, counts = _sum_counts(sums, cap)
-        fit = proc._threshold(
-            nlp, corpus, keys, counts, confidence, n_docs=n_docs, n_patients=len(patients), n_words=n_words,
-            n_no_patient=n_no_patient, peak_pairs=int(counter.peak_pairs),
-        )  # with keep_fraction, its second pass runs on the driver
-        proc.extractor.clear_caches()
-    proc._keep(fit, confidence, engine="Ray")
+                yield block_from_row(row)
 
-
-def _sum_counts(parts: Sequence[Tuple[np.ndarray, np.ndarray]], cap: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Reduce of (keys, counts) per block: summed per key, capped as DistinctCounter.result."""
-    if not parts:
-        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
-    keys = np.concatenate([k for k, _ in parts])
-    weights = np.concatenate([c for _, c in parts])
-    uniq, inv = np.unique(keys, return_inverse=True)
-    counts = np.bincount(inv, weights=weights, minlength=len(uniq)).astype(np.int64)
-    return uniq, np.minimum(counts, cap)
+    proc.fit_counts(nlp, corpus, blocks(), whitelist=whitelist, blacklist=blacklist,
+                    confidence_path=confidence_path, engine="Ray")
 
 
 def _fit_swapper(proc, original: Callable, nlp: Language, ray_stats: RayStats, get_examples=None, *, corpus=None, **kwargs) -> None:
@@ -354,7 +298,7 @@ def init_pipeline_ray(
     import spacy_deid  # noqa: F401
 
     from spacy_deid.engines.ray import ray_session, require_ray
-    from spacy_deid.engines.fit import load_config
+    from spacy_deid.engines.fit import load_config, stamp_meta
 
     require_ray()
     import_code(code_path)
@@ -397,6 +341,7 @@ def init_pipeline_ray(
     from spacy_deid.util import check_sourced_vectors
 
     check_sourced_vectors(nlp, {name: cfg["source"] for name, cfg in sourced.items() if isinstance(cfg.get("source"), str)})
+    stamp_meta(nlp, config_path)
     if output_dir is not None:
         from spacy_deid.util import save_pipeline
 

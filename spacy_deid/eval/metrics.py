@@ -1,6 +1,6 @@
 """De-identification metrics over (gold record, output record) pairs.
 
-Pure functions, no spaCy: a gold record is ``{"id", "text", "spans": [{start, end,
+Pure functions over records: a gold record is ``{"id", "text", "spans": [{start, end,
 label}]}``; an output record is what ``sanitize`` writes: ``{"id", "status",
 "deid_text", "edits": [{start, end, label, replacement}]}`` with the edits'
 ``start``/``end`` in the *original* text's characters (non-overlapping, as
@@ -22,11 +22,36 @@ PHI token is one that overlaps a gold span; the others are non-PHI tokens.
 
 Records whose output has ``status`` other than ``"ok"`` are counted in
 ``n_errors`` and excluded (they produced no text, so they leak nothing).
+
+Standard detection scores (``detection_scores``): token- and entity-level
+precision, recall and F1 per PHI category, the measures de-identification tools
+are compared by.
+
+Gold entities are the gold ``spans`` with their labels mapped to PHI categories
+(``spacy_deid.detect.labels``; a gold label the map does not know counts as
+``OTHER``: every gold span is PHI). Predicted entities are the output records'
+edits that carry a category (an edit with no category, such as a resampled
+non-PHI word, predicts nothing).
+
+- **Token level** (i2b2 style): the ``\\w+`` tokens of the original text; a token
+  is gold PHI of a category when a gold entity overlaps it, predicted PHI of a
+  category when a predicted entity overlaps it. ``binary``: PHI or not, whatever
+  the category; per category: a true positive needs the same category.
+- **Entity level** (SemEval 2013 task 9.1, computed by ``nervaluate``) over
+  character spans, four ways: ``strict`` (same boundaries and category),
+  ``exact`` (same boundaries, any category), ``partial`` (overlapping
+  boundaries, any category; a partial match counts one half) and ``ent_type``
+  (overlapping boundaries, same category).
+
+Precision = TP / predicted, recall = TP / gold, F1 = their harmonic mean; a
+measure with nothing to divide by is 0.
 """
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from spacy_deid.edits import CATEGORIES
 
 TOKEN_RE = re.compile(r"\w+")
 
@@ -146,7 +171,7 @@ def pair_counts(gold: dict, output: dict, min_chars: int = 1) -> PairCounts:
     text = gold["text"]
     edits = sorted(output.get("edits") or [], key=lambda e: (e["start"], e["end"]))
     edit_starts = [e["start"] for e in edits]
-    index = _SpanIndex(gold.get("spans") or [])
+    index = SpanIndex(gold.get("spans") or [])
     deid_text = output.get("deid_text") or ""
     for start, end in tokens(text):
         label = index.label_at(start, end)
@@ -164,7 +189,7 @@ def pair_counts(gold: dict, output: dict, min_chars: int = 1) -> PairCounts:
     return out
 
 
-class _SpanIndex:
+class SpanIndex:
     """Gold spans sorted by start, with a running max of ends, to find the span
     overlapping a token in O(log n) (spans of raw data may nest)."""
 
@@ -216,3 +241,110 @@ def join_by_id(golds: Iterable[dict], outputs: Iterable[dict]) -> List[Tuple[dic
             raise KeyError(f"No output record for gold record {g['id']!r}")
         pairs.append((g, by_id[g["id"]]))
     return pairs
+
+
+ENTITY_SCHEMES = ("strict", "exact", "partial", "ent_type")
+
+DEFINITIONS: Dict[str, str] = {
+    "token binary": "Every \\w+ token of the original text: gold PHI when a gold span overlaps it, predicted PHI "
+                    "when an edit with a PHI category overlaps it. Precision = TP/predicted, recall = TP/gold, "
+                    "F1 = 2PR/(P+R).",
+    "token per category": "As token binary, but a true positive needs the gold and predicted categories to agree.",
+    "entity strict": "A predicted entity is correct when its character boundaries and category equal a gold entity's.",
+    "entity exact": "Correct when the boundaries equal a gold entity's, whatever the category.",
+    "entity partial": "Correct when the boundaries equal, half-correct when they overlap, whatever the category.",
+    "entity ent_type": "Correct when the spans overlap and the categories agree.",
+    "leak rate": "Share of gold PHI tokens whose text survives at its place in the output (not fully covered by "
+                 "edits, or drawn back by a replacement).",
+    "anywhere rate": "Share of gold PHI tokens whose text occurs as a word anywhere in the sanitised note.",
+    "non-PHI kept": "Share of the tokens outside gold spans that survive at their place.",
+}
+
+
+def _prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
+    precision = tp / n_pred if n_pred else 0.0
+    recall = tp / n_gold if n_gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "predicted": n_pred, "gold": n_gold}
+
+
+def gold_entities(gold: dict, label_map: Mapping[str, str]) -> List[dict]:
+    """The gold spans of a record as ``{"start", "end", "label": CATEGORY}``."""
+    return [
+        {"start": int(s["start"]), "end": int(s["end"]), "label": label_map.get(str(s["label"]).upper(), "OTHER")}
+        for s in gold.get("spans") or []
+    ]
+
+
+def predicted_entities(output: dict) -> List[dict]:
+    """The edits of an output record that carry a PHI category, as ``{"start", "end", "label": CATEGORY}``."""
+    return [
+        {"start": int(e["start"]), "end": int(e["end"]), "label": e["category"]}
+        for e in output.get("edits") or []
+        if e.get("category") in CATEGORIES
+    ]
+
+
+def token_scores(pairs: Iterable[Tuple[dict, dict]], label_map: Optional[Mapping[str, str]] = None) -> dict:
+    """Token-level precision, recall and F1: ``{"binary": {...}, "categories": {CATEGORY: {...}}}``."""
+    from spacy_deid.detect.labels import make_label_map
+
+    label_map = make_label_map() if label_map is None else label_map
+    tp = n_pred = n_gold = 0
+    per: Dict[str, List[int]] = {c: [0, 0, 0] for c in CATEGORIES}  # tp, predicted, gold
+    for gold, output in pairs:
+        if output.get("status", "ok") != "ok":
+            continue
+        gold_index = SpanIndex(gold_entities(gold, label_map))
+        pred_index = SpanIndex(predicted_entities(output))
+        for start, end in tokens(gold["text"]):
+            g = gold_index.label_at(start, end)
+            p = pred_index.label_at(start, end)
+            n_gold += g is not None
+            n_pred += p is not None
+            tp += g is not None and p is not None
+            if g is not None:
+                per[g][2] += 1
+            if p is not None:
+                per[p][1] += 1
+            if g is not None and g == p:
+                per[g][0] += 1
+    return {
+        "binary": _prf(tp, n_pred, n_gold),
+        "categories": {c: _prf(*v) for c, v in per.items() if v[1] or v[2]},
+    }
+
+
+def entity_scores(pairs: Sequence[Tuple[dict, dict]], label_map: Optional[Mapping[str, str]] = None) -> dict:
+    """Entity-level scores with nervaluate: ``{"overall": {scheme: {...}},
+    "categories": {CATEGORY: {scheme: {...}}}}``, each with precision, recall,
+    f1 and nervaluate's counts (correct, incorrect, partial, missed, spurious)."""
+    from nervaluate import Evaluator
+
+    from spacy_deid.detect.labels import make_label_map
+
+    label_map = make_label_map() if label_map is None else label_map
+    ok = [(g, o) for g, o in pairs if o.get("status", "ok") == "ok"]
+    # nervaluate's spans are inclusive at both ends; ours end one character later
+    true = [[dict(e, end=e["end"] - 1) for e in gold_entities(g, label_map)] for g, _ in ok]
+    pred = [[dict(e, end=e["end"] - 1) for e in predicted_entities(o)] for _, o in ok]
+    if not ok:
+        return {"overall": {}, "categories": {}}
+    results = Evaluator(true, pred, tags=list(CATEGORIES), loader="dict").evaluate()
+
+    def as_dict(result) -> dict:
+        fields = ("precision", "recall", "f1", "correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")
+        return {f: getattr(result, f) for f in fields}
+
+    return {
+        "overall": {s: as_dict(results["overall"][s]) for s in ENTITY_SCHEMES},
+        "categories": {
+            tag: {s: as_dict(by_scheme[s]) for s in ENTITY_SCHEMES}
+            for tag, by_scheme in sorted(results["entities"].items())
+        },
+    }
+
+
+def detection_scores(pairs: Sequence[Tuple[dict, dict]], label_map: Optional[Mapping[str, str]] = None) -> dict:
+    """Token- and entity-level scores of a sanitised corpus against its gold spans."""
+    return {"token": token_scores(pairs, label_map), "entity": entity_scores(pairs, label_map)}

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy_deid.io.atomic import write_json, write_text
 from spacy_deid.io.records import FatalError, iter_records
-from spacy_deid.eval.metrics import evaluate_pairs
+from spacy_deid.eval.metrics import DEFINITIONS, detection_scores, evaluate_pairs
 from spacy_deid.eval.utility import classification_f1, cross_patient_rate, entity_recall, same_cluster_share
 
 Pair = Tuple[dict, dict]
@@ -48,10 +48,13 @@ def evaluate_files(
     sanitized_path: Union[str, Path],
     classify: bool = True,
     seed: int = 0,
+    pipeline: Optional[Union[str, Path]] = None,
 ) -> Dict[str, Any]:
     """All metrics of a sanitised corpus against its original.
 
     Without gold spans only utility (and over-masking of all tokens) is reported.
+    pipeline (Optional[Union[str, Path]]): the pipeline that sanitised it, whose
+        profile, config and version are stamped on the metrics.
     RETURNS (dict): the metrics, as written to metrics.json.
     """
     pairs, n_err = load_pairs(gold_path, sanitized_path)
@@ -63,6 +66,8 @@ def evaluate_files(
         "n_docs": len(pairs),
         "n_error_records": n_err,
         "has_gold_spans": has_spans,
+        "stamp": evaluation_stamp(pipeline),
+        "definitions": DEFINITIONS,
     }
     if has_spans:
         metrics["privacy"] = {
@@ -71,6 +76,7 @@ def evaluate_files(
             "entity_recall": entity_recall(pairs),
             "cross_patient": cross_patient_rate(pairs),
         }
+        metrics["detection"] = detection_scores(pairs)
     metrics["utility"] = {"non_phi": leak["non_phi"]}
     if classify:
         metrics["utility"]["classification"] = classification_f1(pairs, seed=seed)
@@ -78,26 +84,77 @@ def evaluate_files(
     return metrics
 
 
+def evaluation_stamp(pipeline: Optional[Union[str, Path]] = None) -> Dict[str, Any]:
+    """What produced an evaluation: the spacy-deid version, and when the
+    pipeline is given, its name, version, components, profile and a hash of its config."""
+    import hashlib
+
+    from spacy_deid.about import __version__
+
+    stamp: Dict[str, Any] = {"spacy_deid_version": __version__}
+    if pipeline is None:
+        return stamp
+    path = Path(pipeline)
+    if not (path / "meta.json").is_file():
+        import spacy
+
+        path = Path(spacy.util.get_package_path(str(pipeline))) if spacy.util.is_package(str(pipeline)) else path
+        path = next((p.parent for p in path.glob("*/meta.json")), path)
+    meta = json.loads((path / "meta.json").read_text(encoding="utf-8")) if (path / "meta.json").is_file() else {}
+    config = (path / "config.cfg").read_bytes() if (path / "config.cfg").is_file() else b""
+    stamp["pipeline"] = {
+        "path": str(pipeline),
+        "name": f"{meta.get('lang', '')}_{meta.get('name', '')}",
+        "version": meta.get("version"),
+        "components": meta.get("pipeline", []),
+        "profile": (meta.get("spacy_deid") or {}).get("profile"),
+        "built_with": (meta.get("spacy_deid") or {}).get("version") or meta.get("spacy_deid_version"),
+        "config_sha256": hashlib.sha256(config).hexdigest() if config else None,
+    }
+    return stamp
+
+
 def plot_leakage(metrics: Dict[str, Any], path: Path) -> Optional[Path]:
     """Bar chart of leak rate per PHI label (at place and anywhere)."""
     leakage = (metrics.get("privacy") or {}).get("leakage")
     if not leakage:
         return None
+    labels = sorted(leakage)
+    at = [leakage[l]["leak_rate"] * 100 for l in labels]
+    anywhere = [leakage[l]["anywhere_rate"] * 100 for l in labels]
+    return _bar_chart(
+        path, labels, {"at its place": at, "anywhere in the note": anywhere},
+        "gold PHI tokens leaked (% of the label's tokens)", "gold PHI label",
+    )
+
+
+def plot_detection(metrics: Dict[str, Any], path: Path) -> Optional[Path]:
+    """Bar chart of token-level precision, recall and F1 per PHI category."""
+    categories = ((metrics.get("detection") or {}).get("token") or {}).get("categories")
+    if not categories:
+        return None
+    names = sorted(categories)
+    series = {m: [categories[c][m] * 100 for c in names] for m in ("precision", "recall", "f1")}
+    return _bar_chart(path, names, series, "token-level score (%)", "PHI category")
+
+
+def _bar_chart(path: Path, names: Sequence[str], series: Dict[str, Sequence[float]], ylabel: str, xlabel: str) -> Path:
+    """Grouped bars on a full 0-100% axis, at a fixed size that fits the report."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = sorted(leakage)
-    at = [leakage[l]["leak_rate"] * 100 for l in labels]
-    anywhere = [leakage[l]["anywhere_rate"] * 100 for l in labels]
-    fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.55), 3.6))
-    xs = range(len(labels))
-    ax.bar([x - 0.2 for x in xs], at, width=0.4, label="at its place")
-    ax.bar([x + 0.2 for x in xs], anywhere, width=0.4, label="anywhere in the note")
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("PHI tokens leaked (%)")
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    width = 0.8 / len(series)
+    for i, (label, values) in enumerate(series.items()):
+        ax.bar([x + (i - (len(series) - 1) / 2) * width for x in range(len(names))], values, width=width, label=label)
+    ax.set_xticks(list(range(len(names))))
+    ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -120,8 +177,10 @@ def plot_tradeoff(points: Sequence[dict], path: Path) -> Optional[Path]:
         ax.plot([p["kept_share"] * 100 for p in pts], [p["leak_rate"] * 100 for p in pts], "o-", label=series)
         for p in pts:
             ax.annotate(p["setting"], (p["kept_share"] * 100, p["leak_rate"] * 100), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.set_xlabel("non-PHI tokens kept (%)  — utility")
-    ax.set_ylabel("PHI tokens leaked (%)  — privacy risk")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("non-PHI tokens kept (% of non-PHI tokens): utility")
+    ax.set_ylabel("PHI tokens leaked (% of gold PHI tokens): risk")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -185,6 +244,42 @@ def _table(rows: List[List[Any]], header: List[str]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _stamp_html(stamp: Dict[str, Any]) -> str:
+    """The version, profile and config that produced the sanitised file."""
+    items = [f"spacy-deid {html.escape(str(stamp.get('spacy_deid_version', '?')))}"]
+    pipe = stamp.get("pipeline")
+    if pipe:
+        items.append(f"pipeline <code>{html.escape(str(pipe.get('path')))}</code> "
+                     f"({html.escape(', '.join(pipe.get('components') or []))})")
+        items.append(f"profile {html.escape(str(pipe.get('profile') or 'unknown'))}, "
+                     f"built with spacy-deid {html.escape(str(pipe.get('built_with') or '?'))}")
+        if pipe.get("config_sha256"):
+            items.append(f"config sha256 <code>{pipe['config_sha256'][:16]}</code>")
+    else:
+        items.append("pipeline not given (evaluate --pipeline DIR stamps its profile and config)")
+    return "<p>" + "; ".join(items) + ".</p>"
+
+
+def _detection_html(metrics: Dict[str, Any], report_dir: Path) -> str:
+    """Token- and entity-level precision, recall and F1 per category (definitions at the end)."""
+    det = metrics.get("detection")
+    if not det:
+        return ""
+    token = det["token"]
+    rows = [["any PHI (binary)", token["binary"]["gold"], token["binary"]["precision"], token["binary"]["recall"], token["binary"]["f1"]]]
+    rows += [[c, v["gold"], v["precision"], v["recall"], v["f1"]] for c, v in token["categories"].items()]
+    out = ["<h2>Detection, token level</h2>", _table(rows, ["category", "gold tokens", "precision", "recall", "F1"])]
+    if plot_detection(metrics, report_dir / "detection.png"):
+        out.append("<img src='detection.png' alt='token-level precision, recall and F1 per category'>")
+    entity = det["entity"]
+    if entity.get("overall"):
+        rows = [["all", s, v["possible"], v["precision"], v["recall"], v["f1"]] for s, v in entity["overall"].items()]
+        for c, schemes in entity["categories"].items():
+            rows += [[c, s, v["possible"], v["precision"], v["recall"], v["f1"]] for s, v in schemes.items() if s in ("strict", "partial")]
+        out += ["<h2>Detection, entity level</h2>", _table(rows, ["category", "matching", "gold entities", "precision", "recall", "F1"])]
+    return "\n".join(out)
+
+
 def write_report(
     metrics: Dict[str, Any],
     report_dir: Union[str, Path],
@@ -212,11 +307,13 @@ def write_report(
         "<!doctype html><html><head><meta charset='utf-8'><title>spacy-deid evaluation</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;margin:8px 0}"
         "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}.banner{background:#b00020;color:#fff;padding:10px;"
-        "font-weight:bold}pre{white-space:pre-wrap;background:#f6f6f6;padding:8px}</style></head><body>",
+        "font-weight:bold}pre{white-space:pre-wrap;background:#f6f6f6;padding:8px}img{max-width:100%;height:auto}"
+        "dt{font-weight:bold}</style></head><body>",
         "<h1>spacy-deid evaluation report</h1>",
         f"<p>{metrics['n_docs']} documents ({metrics['n_error_records']} error records) — gold "
         f"<code>{html.escape(metrics['gold'])}</code>, sanitised <code>{html.escape(metrics['sanitized'])}</code></p>",
     ]
+    parts.append(_stamp_html(metrics.get("stamp") or {}))
     priv = metrics.get("privacy")
     if priv:
         rows = [[l, v["n"], v["leak_rate"], v["anywhere_rate"], priv["entity_recall"].get(l, {}).get("recall", "")] for l, v in priv["leakage"].items()]
@@ -229,6 +326,7 @@ def write_report(
         png = plot_leakage(metrics, report_dir / "leakage.png")
         if png:
             parts.append("<img src='leakage.png' alt='leakage per label'>")
+        parts.append(_detection_html(metrics, report_dir))
     else:
         parts.append("<h2>Privacy</h2><p>The gold file has no PHI spans: leakage cannot be measured; utility only.</p>")
     util = metrics["utility"]
@@ -255,6 +353,9 @@ def write_report(
         else:
             parts.append("<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category.</p>")
         parts.extend(render_examples(pairs, n_examples, show_original=show_original))
+    parts.append("<h2>Definitions</h2><dl>" + "".join(
+        f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>" for name, text in (metrics.get("definitions") or {}).items()
+    ) + "</dl>")
     parts.append("</body></html>")
     path = report_dir / "report.html"
     write_text(path, "\n".join(parts), private=show_original)

@@ -78,6 +78,7 @@ class DistinctCounter:
         self.flush_size = flush_size
         self._buf_keys: List[np.ndarray] = []
         self._buf_units: List[np.ndarray] = []
+        self._buf_weights: List[np.ndarray] = []
         self._buffered = 0
         # occurrence/document mode: sorted keys + counts
         self._keys = np.empty(0, dtype=_U)
@@ -105,7 +106,26 @@ class DistinctCounter:
                 if len(keys) == 0:
                     return
             self._buf_units.append(np.full(len(keys), unit, dtype=np.uint32))
+        else:
+            self._buf_weights.append(np.ones(len(keys), dtype=np.int64))
         self._buf_keys.append(keys)
+        self._buffered += len(keys)
+        if self._buffered >= self.flush_size:
+            self.flush()
+
+    def add_counts(self, keys: np.ndarray, counts: np.ndarray) -> None:
+        """Add counts made elsewhere (by document or occurrence: a block's distinct
+        keys with their counts), e.g. by a worker process.
+
+        keys (np.ndarray): uint64 item keys.
+        counts (np.ndarray): int64 count of each key.
+        """
+        if self.unit == "patient":
+            raise ValueError("counting by patient needs each unit's keys: use add(keys, unit)")
+        if len(keys) == 0:
+            return
+        self._buf_keys.append(np.asarray(keys, dtype=_U))
+        self._buf_weights.append(np.asarray(counts, dtype=np.int64))
         self._buffered += len(keys)
         if self._buffered >= self.flush_size:
             self.flush()
@@ -116,10 +136,11 @@ class DistinctCounter:
             return
         keys = np.concatenate(self._buf_keys)
         units = np.concatenate(self._buf_units) if self._buf_units else None
-        self._buf_keys, self._buf_units, self._buffered = [], [], 0
+        added = np.concatenate(self._buf_weights) if self._buf_weights else None
+        self._buf_keys, self._buf_units, self._buf_weights, self._buffered = [], [], [], 0
         if self.unit != "patient":
             all_keys = np.concatenate([self._keys, keys])
-            weights = np.concatenate([self._counts, np.ones(len(keys), dtype=np.int64)])
+            weights = np.concatenate([self._counts, added])
             uniq, inv = np.unique(all_keys, return_inverse=True)
             self._keys = uniq
             self._counts = np.bincount(inv, weights=weights, minlength=len(uniq)).astype(np.int64)

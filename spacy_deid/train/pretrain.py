@@ -1,4 +1,4 @@
-"""Pretrain the corpus masked language model (seed line 2: "Construct BERT on documents").
+"""Pretrain the corpus masked language model (DataSifterText's "Construct BERT on documents").
 
 ``pretrain_mlm(corpus, out_dir, ...)`` is the pure function behind
 ``python -m spacy_deid pretrain``:
@@ -232,7 +232,7 @@ def split_records(
 ) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
     """Split by patient (by id when there is no patient id) with a stable hash, so no
     patient's context is both trained on and evaluated."""
-    from spacy_deid.components.mlm_resampler import stable_key
+    from spacy_deid.util import stable_key
 
     if heldout_fraction <= 0 or len(records) < 2:
         return list(records), []
