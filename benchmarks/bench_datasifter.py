@@ -15,7 +15,7 @@ notes and measures, beside the raw text:
 - words replaced by punctuation (an edit whose original has a letter and whose
   replacement has no letter or digit; target 0) and words removed (empty replacement).
 
-    .venv/bin/python benchmarks/bench_datasifter.py --data ../shared/data/mtsamples.jsonl \\
+    .venv/bin/python benchmarks/bench_datasifter.py --data DATA/mtsamples.jsonl \\
         --mlm MLM_DIR --vectors VECTORS_DIR --limit 2000 --out benchmarks/results/datasifter.json
 
 ``--mlm`` is a local masked-LM directory (``python -m spacy_deid pretrain``); ``--vectors``
