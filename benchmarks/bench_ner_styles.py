@@ -18,7 +18,7 @@ as false positives. Prints one table and writes JSON; never prints note text.
 
 Usage:
     python benchmarks/bench_ner_styles.py --ner training/ner/model-best \\
-        --data ../shared/data/synth_dataset_v2.jsonl ../shared/data/synthetic_clinical_queries.jsonl \\
+        --data DATA/synth_dataset_v2.jsonl DATA/synthetic_clinical_queries.jsonl \\
         --out benchmarks/results/ner_styles.json
 """
 import argparse
