@@ -326,3 +326,35 @@ def test_eponyms_are_not_phi(text, name, label):
 def test_a_name_before_an_ordinary_word_is_replaced():
     doc = with_ents(make_nlp(), "Wells was seen.", [("Wells", "NAME")])
     assert "Wells" not in doc._.deid_text
+
+
+@pytest.mark.slow
+def test_profiles_end_to_end(tmp_path, small_corpus, small_records, mlm_dir, vec_dir):
+    """Both shipped profiles fit and sanitise a corpus: the structured PHI the
+    patterns find is replaced in both; the default profile keeps far more words."""
+    import json
+
+    from spacy_deid.engines.fit import init_pipeline
+    from spacy_deid.engines.local import sanitize_file
+
+    records = small_records[:40]
+    inp = tmp_path / "in.jsonl"
+    _write_records(inp, records)
+    kept = {}
+    for profile in ("default", "datasifter"):
+        overrides = {"paths.mlm": str(mlm_dir), "paths.vectors": str(vec_dir)} if profile == "datasifter" else {}
+        nlp = init_pipeline(profile, small_corpus, tmp_path / profile, overrides)
+        assert nlp.pipe_names.index("phi_replacer") == 3
+        sanitize_file(tmp_path / profile, inp, tmp_path / f"{profile}.jsonl", show_progress=False)
+        outs = [json.loads(l) for l in (tmp_path / f"{profile}.jsonl").open()]
+        assert all(o["status"] == "ok" for o in outs)
+        n_words = n_kept = 0
+        for rec, out in zip(records, outs):
+            for span in rec["spans"]:
+                if span["label"] in ("PHONE", "SSN", "EMAIL"):
+                    assert span["text"] not in out["deid_text"], (profile, span)
+            for m in re.finditer(r"\w+", rec["text"]):
+                n_words += 1
+                n_kept += not any(e["start"] < m.end() and m.start() < e["end"] for e in out["edits"])
+        kept[profile] = n_kept / n_words
+    assert kept["default"] > 0.8 and kept["default"] > kept["datasifter"] + 0.1, kept
