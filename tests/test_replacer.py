@@ -358,3 +358,12 @@ def test_profiles_end_to_end(tmp_path, small_corpus, small_records, mlm_dir, vec
                 n_kept += not any(e["start"] < m.end() and m.start() < e["end"] for e in out["edits"])
         kept[profile] = n_kept / n_words
     assert kept["default"] > 0.8 and kept["default"] > kept["datasifter"] + 0.1, kept
+
+
+def test_rarity_edits_of_states_and_countries_are_kept():
+    nlp = make_nlp(sources={"ents": "NER"})
+    doc = nlp.make_doc("Moved from Brazil to Atlanta, GA last year.")
+    for i in (2, 4, 6):  # Brazil, Atlanta, GA
+        add_edit(doc, i, i + 1, "LOW_FREQ", "[LOW_FREQ]")
+    doc = nlp.get_pipe("phi_replacer")(doc)
+    assert doc._.deid_text == "Moved from Brazil to [OTHER], GA last year."

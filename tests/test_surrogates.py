@@ -173,3 +173,19 @@ def test_addresses_are_replaced_part_by_part():
     assert re.match(r"\d+ ", street) and city != "Boston" and state_zip == "MA 02100"
     assert places.location("Boston, MA", "corpus").endswith(", MA")
     assert places.location("Texas, USA", "corpus") is None  # nothing below a state
+
+
+def test_facilities_keep_their_descriptors_and_units_their_designator():
+    places = PlaceSurrogates(KEYER)
+    new = places.organization("Gallagher Community Hospital", "corpus")
+    assert new.endswith(" Community Hospital") and not new.startswith("Gallagher")
+    assert places.organization("Kellyburgh Dialysis Center", "corpus").endswith(" Dialysis Center")
+    unit = places.location("Apt. 681", "corpus")
+    assert re.fullmatch(r"Apt\. \d{3}", unit) and unit != "Apt. 681"
+
+
+def test_state_codes_are_kept_only_in_upper_case():
+    from spacy_deid.surrogates.places import is_not_phi_place
+
+    assert is_not_phi_place("GA") and is_not_phi_place("Georgia") and is_not_phi_place("Brazil")
+    assert not is_not_phi_place("ga") and not is_not_phi_place("Boston")

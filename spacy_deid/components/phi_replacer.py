@@ -46,7 +46,7 @@ from spacy_deid.surrogates.operators import (
     read_key,
     validate_operators,
 )
-from spacy_deid.surrogates.places import PlaceSurrogates
+from spacy_deid.surrogates.places import PlaceSurrogates, is_not_phi_place
 
 DEFAULT_SOURCES = {"ents": NER, "phi_patterns": PATTERN, "phi_gazetteer": GAZETTEER}
 # more specific detectors first when two spans have the same length
@@ -348,6 +348,8 @@ class PhiReplacer(Pipe):
                     add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, method=KEEP)
                     continue
                 if self.keep_measurements and end - start == 1 and _measurement(doc, start):
+                    replacement, method = None, KEEP
+                elif is_not_phi_place(piece.text, self.locale):  # "GA", "Brazil": not PHI
                     replacement, method = None, KEEP
                 else:
                     replacement, method = self._rewrite(piece.text)

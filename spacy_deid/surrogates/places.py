@@ -26,6 +26,16 @@ _STREET_RE = re.compile(
     r"(?i)^\s*\d+[A-Za-z]?\s+.*\b(st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|way|ct|court|"
     r"pl|place|pkwy|parkway|ter|terrace|cir|circle|hwy|highway|sq|square)\b\.?"
 )
+# descriptor words kept after the kind word: "Gallagher Community Hospital" ->
+# "<surrogate> Community Hospital", "Kellyburgh Dialysis Center" -> "<surrogate> Dialysis Center"
+ORG_DESCRIPTORS = frozenset(
+    """community general memorial regional medical health rehabilitation rehab dialysis senior children's
+    childrens women's womens veterans university county city state mercy baptist methodist presbyterian
+    lutheran catholic adventist cancer heart eye surgical surgery specialty specialty care nursing
+    behavioral psychiatric mental orthopedic pediatric family urgent primary ambulatory outpatient
+    long-term acute skilled assisted living and & of the""".split()
+)
+_UNIT_RE = re.compile(r"(?i)^\s*(apt|apartment|suite|ste|unit|room|rm|bldg|building|floor|fl|#)\.?\s*#?\s*[A-Za-z]?\d+[A-Za-z]?\s*$")
 _ZIP_RE = re.compile(r"^\s*\d{5}(?:-\d{4})?\s*$")
 _STATE_ZIP_RE = re.compile(r"^([A-Za-z][A-Za-z .]*?)(\s+)(\d{5}(?:-\d{4})?)$")
 
@@ -51,6 +61,15 @@ def _not_phi(locale: str) -> frozenset:
     return frozenset(words)
 
 
+def is_not_phi_place(text: str, locale: str = "en_US") -> bool:
+    """A US state or a country (or continent): not PHI under Safe Harbor. A
+    two-letter state code counts only in upper case ("GA", not "ga")."""
+    core = text.strip().strip(".,")
+    if len(core) <= 2:
+        return core.isupper() and core.lower() in _not_phi(locale)
+    return core.lower() in _not_phi(locale)
+
+
 class PlaceSurrogates:
     """Keyed same-kind surrogates of locations and organisations.
 
@@ -68,11 +87,14 @@ class PlaceSurrogates:
         return fake
 
     def kind_of_location(self, text: str, label: str = "") -> str:
-        """``zip``, ``street``, ``state``, ``country``, ``city`` or ``place``."""
+        """``zip``, ``unit``, ``state`` (a state or country: not PHI), ``street``,
+        ``facility`` or ``city``."""
         lab = label.upper()
         if lab in ("ZIP", "ZIP_CODE") or _ZIP_RE.match(text):
             return "zip"
-        if text.strip().lower() in _not_phi(self.locale):
+        if _UNIT_RE.match(text):
+            return "unit"
+        if is_not_phi_place(text, self.locale):
             return "state"
         if lab in ("STREET", "STREET_ADDRESS", "ADDRESS") or _STREET_RE.match(text):
             return "street"
@@ -91,6 +113,8 @@ class PlaceSurrogates:
         kind = self.kind_of_location(text, label)
         if kind == "zip":
             return zip_surrogate(text)
+        if kind == "unit":  # "Apt. 681" -> "Apt. 273": the designator stays
+            return re.sub(r"[A-Za-z]?\d+[A-Za-z]?\s*$", lambda m: same_shape(m.group(0), self.keyer, scope, "unit"), text)
         if kind == "state":
             return None
         if kind == "facility":
@@ -126,14 +150,21 @@ class PlaceSurrogates:
         return "".join(out) if changed else None
 
     def organization(self, text: str, scope: str, label: str = "") -> str:
-        """The surrogate of an organisation: a hospital keeps its kind word."""
+        """The surrogate of an organisation: a hospital keeps its kind word and the
+        descriptors before it ("... Community Hospital", "... Dialysis Center")."""
         stripped = text.strip()
         m = _ORG_KIND_RE.search(stripped)
+        kind = m.group(0) if m else ""
+        if m:
+            words = stripped[: m.start()].split()
+            while words and words[-1].lower() in ORG_DESCRIPTORS:
+                kind = f"{words.pop()} {kind}"
+            kind = kind if words else m.group(0)  # a name made of descriptors only keeps the kind word
         for attempt in range(8):
             fake = self._seeded("org", scope, stripped.lower(), attempt)
             if m:
                 stem = fake.last_name() if fake.random.random() < 0.5 else fake.city()
-                new = f"{stem} {m.group(0)}"
+                new = f"{stem} {kind}"
             elif label.upper() in ("HOSPITAL",):
                 new = f"{fake.last_name()} {fake.random.choice(['Hospital', 'Medical Center', 'Memorial Hospital'])}"
             else:
