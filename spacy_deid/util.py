@@ -202,6 +202,8 @@ def check_sourced_vectors(nlp: Language, sources: Dict[str, Union[str, Path]]) -
 
     mine = vectors_digest(nlp.vocab.vectors)
     for name, source in sources.items():
+        if not _uses_static_vectors(source, name):
+            continue  # hash embeddings only: it runs the same under any vectors
         source_vectors = spacy.load(source, exclude=[n for n in _pipe_names(source)]).vocab.vectors
         theirs = vectors_digest(source_vectors)
         if theirs is None:
@@ -214,6 +216,27 @@ def check_sourced_vectors(nlp: Language, sources: Dict[str, Union[str, Path]]) -
                 f"unset to take them from {source}), or train the NER again on these vectors."
             )
         nlp.meta.setdefault(VECTORS_META_KEY, {})["ner_vectors"] = theirs
+
+
+def _uses_static_vectors(source: Union[str, Path], name: str) -> bool:
+    """Whether component ``name`` of the pipeline at ``source`` reads static
+    vectors (``include_static_vectors``, ``pretrained_vectors`` or a ``StaticVectors``
+    layer in its model)."""
+    from spacy import util
+
+    path = Path(source) if Path(source).is_dir() else util.get_package_path(str(source))
+    config = util.load_config(Path(path) / "config.cfg", interpolate=False)
+
+    def walk(block: Any) -> bool:
+        if isinstance(block, dict):
+            if block.get("include_static_vectors") is True or block.get("pretrained_vectors") is True:
+                return True
+            if any(isinstance(v, str) and "StaticVectors" in v for k, v in block.items() if k.startswith("@")):
+                return True
+            return any(walk(v) for v in block.values())
+        return False
+
+    return walk(config["components"].get(name, {}))
 
 
 def _pipe_names(path: Union[str, Path]) -> List[str]:
