@@ -35,6 +35,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
+from spacy_deid.io.atomic import write_json
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -292,7 +294,7 @@ def main(argv=None) -> Dict[str, Any]:
     )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, sort_keys=True), encoding="utf8")
+        write_json(args.out, result, indent=1)
     return result
 
 

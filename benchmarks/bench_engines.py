@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 
@@ -309,7 +311,7 @@ def main() -> None:
             (work / "big_out.jsonl.partial").unlink(missing_ok=True)
     results["machine"]["loadavg_after"] = os.getloadavg()
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(results, indent=1))
+    write_json(out_path, results, indent=1)
     print(f"wrote {out_path}", file=sys.stderr)
 
 

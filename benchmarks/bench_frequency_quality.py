@@ -28,6 +28,7 @@ from spacy_deid.eval.metrics import evaluate_pairs
 from spacy_deid.io.records import read_jsonl_list
 from spacy_deid.engines.local import doc_to_output
 from spacy_deid.util import make_doc
+from spacy_deid.io.atomic import write_json
 
 
 def run_setting(records: List[dict], config: Dict, whitelist: List[str], phi_ruler: bool = False) -> dict:
@@ -131,7 +132,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             print(f"{name} done", file=sys.stderr)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    write_json(args.out, results, indent=1)
     for title, rows in results.items():
         print(table(title, rows))
         print()

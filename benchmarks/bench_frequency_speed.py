@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_PY = ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"
 
@@ -192,7 +194,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             results[name]["ratio_to_presidio"] = results[name]["docs_per_s"] / results["presidio"]["docs_per_s"]
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1))
+        write_json(args.out, results, indent=1)
     labels = {"tokenizer": "spaCy bare tokenizer", "ours": "tokenizer + frequency_masker (nlp.pipe)",
               "ours_render": "... + rendering doc._.deid_text", "presidio": "Presidio analyzer + anonymizer"}
     print(f"docs: {n_docs}, tokens: {n_tokens}, cpus: {os.cpu_count()}, load avg start/end: "

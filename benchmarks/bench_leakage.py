@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_PY = ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"
 OUR_STEPS = ["deid_pretrain", "deid_vectors", "deid_assemble", "deid_sanitize"]
@@ -215,7 +217,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         results["datasets"][name] = entry
     results["loadavg_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    write_json(args.out, results, indent=1)
     print(f"\n{'dataset':32} {'system':13} {'leak@place':>10} {'anywhere':>9} {'ent.recall':>10} {'nonPHI kept':>11} {'tok/s':>8}")
     for name, entry in results["datasets"].items():
         for system in ("ours", "ours_phi_only", "presidio"):

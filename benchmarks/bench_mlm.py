@@ -40,6 +40,8 @@ NLPAUG_SCRIPT = r'''
 import json, sys, time, difflib, os
 os.environ.setdefault("HF_HUB_OFFLINE", "1"); os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import nlpaug.augmenter.word as naw
+
+from spacy_deid.io.atomic import write_json
 args = json.loads(sys.argv[1])
 texts = [json.loads(l)["text"] for l in open(args["data"], encoding="utf8") if l.strip()]
 texts = texts[args["skip"]: args["skip"] + args["n_docs"]]
@@ -182,7 +184,7 @@ def main() -> None:
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2), encoding="utf8")
+        write_json(args.out, result, indent=2)
         print(f"wrote {args.out}")
 
 

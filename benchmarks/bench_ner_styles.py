@@ -28,6 +28,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from spacy_deid.io.atomic import write_json
+
 CASES = ("as_written", "upper", "lower")
 
 
@@ -120,7 +122,7 @@ def main() -> None:
               f"{res['ents_f']:7.3f}  {cats}", flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        write_json(args.out, results, indent=2)
 
 
 if __name__ == "__main__":

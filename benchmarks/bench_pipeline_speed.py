@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_PY = ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"
 
@@ -236,7 +238,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         results["sets"][name] = entry
         print(json.dumps({name: ratios}), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    write_json(args.out, results, indent=1)
     print(f"wrote {args.out}")
 
 

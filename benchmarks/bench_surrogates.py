@@ -38,6 +38,7 @@ import spacy_deid  # noqa: F401
 from spacy_deid.detect.labels import DEFAULT_LABEL_MAP
 from spacy_deid.edits import KEEP, resolve_edits
 from spacy_deid.surrogates.dates import parse_date
+from spacy_deid.io.atomic import write_json
 
 _WORD = re.compile(r"\w+")
 
@@ -164,7 +165,7 @@ def main() -> None:
         result["texts"] = measure_texts(nlp, read(args.texts, 0, args.texts_filter))
     print(json.dumps(result, indent=2))
     if args.out:
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.out, result, indent=2)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Dict, Iterator, List
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -185,7 +187,7 @@ def main(argv=None) -> int:
             print(f"exponent {phase} {key}: {report[f'exponent_{phase}_{key}']}")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
+        write_json(args.out, report, indent=2)
     return 0
 
 

@@ -40,6 +40,7 @@ import spacy_deid  # noqa: F401
 from spacy_deid.edits import SWAP, get_edits
 from spacy_deid.io.records import read_jsonl_list
 from spacy_deid.util import make_doc
+from spacy_deid.io.atomic import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -185,7 +186,7 @@ def main(argv=None) -> int:
     }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
+        write_json(args.out, report, indent=2)
     return 0
 
 

@@ -32,6 +32,8 @@ from typing import Dict, List, Optional
 
 import typer
 
+from spacy_deid.io.atomic import write_json
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
 PY = sys.executable
@@ -232,7 +234,7 @@ def evaluate(
     result["eval_seconds"] = round(time.time() - t0, 1)
     meta = json.loads((model / "meta.json").read_text())
     result["dev_ents_f"] = meta.get("performance", {}).get("ents_f")
-    output.write_text(json.dumps(result, indent=2))
+    write_json(output, result, indent=2)
     print(json.dumps({k: v for k, v in result.items() if "/" in k and "per_type" not in k}, default=str)[:2000])
 
 

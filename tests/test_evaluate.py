@@ -71,6 +71,9 @@ def test_evaluate_files_and_report(tmp_path, small_corpus, small_records):
     shared = "".join(o["deid_text"] for _, o in pairs)  # what the sanitised output shows anyway
     edited = {r["text"][e["start"]:e["end"]] for r, o in pairs for e in o["edits"]}
     assert not [t for t in edited if t not in shared and html.escape(t) in page]
+    words = {w for r, _ in pairs[:len(pairs)] for w in r["text"].split() if w.isalpha() and len(w) > 5}
+    examples = page.split("<h2>Examples</h2>", 1)[1].split("</p>", 1)[1]
+    assert words and not [w for w in words if w in examples]  # not even the words the pipeline kept
     # --show-original: a banner, the original text, owner-only file
     path = write_report(m, tmp_path / "orig", pairs=pairs, n_examples=2, show_original=True)
     page = path.read_text()

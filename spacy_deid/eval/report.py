@@ -4,9 +4,10 @@
 (privacy: leakage per label, anywhere-leakage, entity recall, cross-patient rate;
 utility: non-PHI kept share, label classification macro-F1, same-cluster share),
 ``write_report`` writes ``metrics.json``, PNG plots and ``report.html``. The HTML
-shows a few notes with every edited span as a ``[CATEGORY]`` placeholder, so it
-can be shared with the sanitised output; ``show_original`` shows their original
-text instead, for a local audit only, under a banner (and the file is 0600).
+shows a few notes with every edited span as a ``[CATEGORY]`` placeholder and every
+other word as its shape, so it holds no word of any note and can be shared;
+``show_original`` shows their original text instead, for a local audit only, under
+a banner (and the file is 0600).
 """
 import html
 import json
@@ -193,10 +194,18 @@ def _edit_label(edit: Dict[str, Any]) -> str:
     return str(edit.get("category") or edit.get("reason") or edit.get("label") or "EDIT")
 
 
+def _shape(text: str) -> str:
+    """Letters as ``x``/``X``, digits as ``d``; spacing and punctuation kept: the
+    layout of a note without any of its words (a word the pipeline missed is no
+    more readable here than any other)."""
+    return "".join("d" if c.isdigit() else ("X" if c.isupper() else "x") if c.isalpha() else c for c in text)
+
+
 def _marked(text: str, edits: Sequence[Dict[str, Any]], show_original: bool) -> str:
     """The note as HTML: every edited span highlighted, shown as ``[CATEGORY]``
-    (or, with ``show_original``, as its original text with the category beside
-    it). Every piece of text is HTML-escaped."""
+    and every other word as its shape (or, with ``show_original``, the original
+    text with the category beside each edit). Every piece of text is HTML-escaped."""
+    keep = (lambda t: t) if show_original else _shape
     parts: List[str] = []
     pos = 0
     for e in sorted(edits, key=lambda e: (e["start"], -e["end"])):
@@ -204,21 +213,22 @@ def _marked(text: str, edits: Sequence[Dict[str, Any]], show_original: bool) -> 
         if start < pos or not 0 <= start <= end <= len(text):
             continue  # overlapping or out of range: the rendering of the earlier one stands
         label = html.escape(_edit_label(e))
-        parts.append(html.escape(text[pos:start]))
+        parts.append(html.escape(keep(text[pos:start])))
         if show_original:
             parts.append(f"<mark title='{label}'>{html.escape(text[start:end])} <b>{label}</b></mark>")
         else:
             parts.append(f"<mark>[{label}]</mark>")
         pos = end
-    parts.append(html.escape(text[pos:]))
+    parts.append(html.escape(keep(text[pos:])))
     return "".join(parts)
 
 
 def render_examples(pairs: Sequence[Pair], n: int = 3, show_original: bool = False) -> List[str]:
     """A few notes with their edits: each edited span as a ``[CATEGORY]``
-    placeholder (nothing of the original that the pipeline replaced), or with
-    ``show_original`` the original text of the note with the edits highlighted
-    (local review only). All text is HTML-escaped.
+    placeholder and every other word as its shape (``Xxxxx dd``), so no word of
+    the note is shown, not even one the pipeline missed; or, with
+    ``show_original``, the original text with the edits highlighted (local review
+    only). All text is HTML-escaped.
 
     pairs (Sequence[Pair]): (gold record, sanitised record) pairs.
     n (int): how many notes.
@@ -351,7 +361,10 @@ def write_report(
             )
             parts.append("<h2>Examples (original text, edits highlighted)</h2>")
         else:
-            parts.append("<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category.</p>")
+            parts.append(
+                "<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category, every other "
+                "word as its shape (x: letter, d: digit); evaluate --show-original shows the text.</p>"
+            )
         parts.extend(render_examples(pairs, n_examples, show_original=show_original))
     parts.append("<h2>Definitions</h2><dl>" + "".join(
         f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>" for name, text in (metrics.get("definitions") or {}).items()

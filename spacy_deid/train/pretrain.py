@@ -24,14 +24,13 @@ resumed run continues exactly as the uninterrupted run would have.
 """
 import json
 import math
-import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
+from spacy_deid.io.atomic import atomic_dir, write_text
 from spacy_deid.io.records import FatalError, iter_records
 from spacy_deid.util import TRAINED_TIER
 
@@ -738,20 +737,14 @@ class LinearSchedule:
 def _save_checkpoint(out_dir: Path, model, tokenizer, optimizer, scheduler, step: int, seed: int) -> None:
     import torch
 
-    final = out_dir / CHECKPOINT_DIR
-    tmp = out_dir / (CHECKPOINT_DIR + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    model.save_pretrained(str(tmp))
-    tokenizer.save_pretrained(str(tmp))
-    # Optimizer moments are tensors; torch.save is read back with weights_only=True,
-    # which refuses arbitrary objects (no pickle code execution).
-    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optimizer.pt")
-    (tmp / "trainer_state.json").write_text(json.dumps({"step": step, "seed": seed}), encoding="utf8")
-    if final.exists():
-        shutil.rmtree(final)
-    os.replace(tmp, final)  # a crash mid-save leaves the previous checkpoint intact
+    # atomic: a crash mid-save leaves the previous checkpoint intact
+    with atomic_dir(out_dir / CHECKPOINT_DIR) as tmp:
+        model.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
+        # Optimizer moments are tensors; torch.save is read back with weights_only=True,
+        # which refuses arbitrary objects (no pickle code execution).
+        torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optimizer.pt")
+        write_text(tmp / "trainer_state.json", json.dumps({"step": step, "seed": seed}))
 
 
 def _load_checkpoint(out_dir: Path, device: str):
@@ -1037,5 +1030,5 @@ def pretrain_mlm(
         )
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True), encoding="utf8")
+    write_text(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True))
     return metrics

@@ -10,7 +10,7 @@ has a vector) and converts the ``.floret`` table with spaCy's own ``init vectors
 a spaCy pipeline directory usable as ``[initialize] vectors = ${paths.vectors}``.
 
 With ``word_list`` it also writes ``deid_frequent_words.json``: the lower-cased
-words of the de-identified training text that passed the frequency rule, with
+public-vocabulary words of the de-identified training text that passed the frequency rule, with
 their counts (the candidate vocabulary of ``augment --method neighbor_pseudonyms``);
 without it the directory holds no word of the corpus: a floret table holds hashed
 n-gram rows, not words, and the saved StringStore only the language's own strings.
@@ -174,7 +174,8 @@ def train_vectors(
     limit (int): read at most this many records (0: all).
     keep_floret (bool): keep floret's ``vectors.floret`` text table in ``out_dir``.
     word_list (bool): also write ``deid_frequent_words.json``, the frequent words of
-        the (de-identified) training text with their counts: the candidate
+        the (de-identified) training text that are in the public vocabulary
+        (``similarity_filter.public_vocabulary``), with their counts: the candidate
         vocabulary of neighbour pseudonyms (``augment --method neighbor_pseudonyms``).
         Off by default: a vectors directory then holds no word of the corpus.
     show_progress (bool): progress bars (tokenising, floret's own progress line).
@@ -253,14 +254,15 @@ def train_vectors(
         if keep_floret:
             shutil.copyfile(floret_path, out_tmp / FLORET_FILE)
         if word_list:
+            # neighbour surrogates are drawn from this list: public words only,
+            # as for the similarity_filter's candidates
+            from spacy_deid.components.similarity_filter import public_vocabulary
+
+            public = set(public_vocabulary())
+            listed = {w: c for w, c in frequent.items() if w in public}
             write_json(
                 out_tmp / FREQUENT_WORDS_FILE,
-                {
-                    "k": max(k, 1),
-                    "count_by": count_by,
-                    "words": [w for w in frequent if w != RARE_TOKEN.lower()],
-                    "counts": [c for w, c in frequent.items() if w != RARE_TOKEN.lower()],
-                },
+                {"k": max(k, 1), "count_by": count_by, "words": list(listed), "counts": list(listed.values())},
             )
         write_json(
             out_tmp / "deid_vectors.json",
