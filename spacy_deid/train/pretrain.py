@@ -466,18 +466,25 @@ def build_model(cfg: Dict[str, Any], vocab_size: int, seq_len: int, pad_id: int,
     return BertForMaskedLM(config)
 
 
-def init_output_bias(model, blocks: numpy.ndarray, special_ids: Sequence[int]) -> None:
-    """Start the output bias at the log unigram frequencies of the training tokens.
+def init_output_bias(
+    model, blocks: numpy.ndarray, special_ids: Sequence[int], counts: Optional[numpy.ndarray] = None
+) -> None:
+    """Start the output bias at the log unigram frequencies of the training targets.
 
     Adam moves a parameter by about ``lr`` per step, so a zero-initialised bias
     needs thousands of steps just to learn word frequencies (log-frequency gaps of
     5-10 nats); starting from the prior, the first steps go to context instead.
-    Add-one smoothing keeps unseen tokens finite; special tokens get the lowest value.
+    ``counts`` (per vocabulary id) are the expected targets when given (whole-word
+    masking: content words are chosen far more often than others), else every
+    token of ``blocks`` counts once. Add-one smoothing keeps unseen tokens finite;
+    special tokens get the lowest value.
     """
     import torch
 
     vocab_size = model.config.vocab_size
-    counts = numpy.bincount(blocks.ravel(), minlength=vocab_size)[:vocab_size].astype(numpy.float64)
+    if counts is None:
+        counts = numpy.bincount(blocks.ravel(), minlength=vocab_size)[:vocab_size].astype(numpy.float64)
+    counts = numpy.asarray(counts, dtype=numpy.float64)[:vocab_size].copy()
     counts[numpy.asarray(list(special_ids), dtype=numpy.int64)] = 0
     log_prior = numpy.log((counts + 1.0) / (counts.sum() + vocab_size))
     with torch.no_grad():
@@ -545,14 +552,21 @@ def evaluate_mlm(
     }
 
 
-def _content_counts(blocks: numpy.ndarray, tables: Dict[str, numpy.ndarray], special_ids: Sequence[int]) -> numpy.ndarray:
-    """How often each one-piece content word occurs in ``blocks`` (per vocabulary id)."""
-    counts = numpy.zeros(len(tables["cont"]), dtype=numpy.float64)
+def word_counts(
+    blocks: numpy.ndarray, tables: Dict[str, numpy.ndarray], special_ids: Sequence[int]
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """How often each one-piece word occurs in ``blocks`` (per vocabulary id), as a
+    content word and as another word (stop word, punctuation, number)."""
+    size = len(tables["cont"])
+    content_counts = numpy.zeros(size, dtype=numpy.float64)
+    other_counts = numpy.zeros(size, dtype=numpy.float64)
     for s in range(0, len(blocks), 1024):
         ids = blocks[s : s + 1024]
-        _, content, n_pieces, _, _ = word_layout(ids, tables, special_ids)
-        counts += numpy.bincount(ids[content & (n_pieces == 1)], minlength=len(counts))[: len(counts)]
-    return counts
+        start, content, n_pieces, _, _ = word_layout(ids, tables, special_ids)
+        one = start & (n_pieces == 1)
+        content_counts += numpy.bincount(ids[one & content], minlength=size)[:size]
+        other_counts += numpy.bincount(ids[one & ~content], minlength=size)[:size]
+    return content_counts, other_counts
 
 
 def evaluate_content_words(
@@ -588,7 +602,7 @@ def evaluate_content_words(
     content_vocab = tables["whole"] & tables["alpha"] & ~tables["stop"]
     whole = torch.from_numpy(tables["whole"]).to(device)
     allowed = torch.from_numpy(content_vocab).to(device)
-    counts = _content_counts(train_blocks, tables, special)
+    counts = word_counts(train_blocks, tables, special)[0]
     uni = numpy.where(content_vocab, counts + 1.0, 0.0)
     uni_logp = numpy.log(numpy.where(uni > 0, uni / uni.sum(), 1.0))
     uni_top = numpy.argsort(-counts, kind="stable")[:5]
@@ -868,7 +882,13 @@ def pretrain_mlm(
     optimizer = torch.optim.AdamW(model.parameters(), lr=float(tr["lr"]), weight_decay=float(tr["weight_decay"]))
     schedule = LinearSchedule(int(tr["warmup_steps"]), max(1, total_steps))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
-    init_output_bias(model, train_blocks, tokenizer.all_special_ids)
+    whole_word = tr["masking"] == "whole_word"
+    tables = vocab_tables(tokenizer)
+    prior = None
+    if whole_word:
+        content_counts, other_counts = word_counts(train_blocks, tables, tokenizer.all_special_ids)
+        prior = float(tr["content_mask_probability"]) * content_counts + float(tr["other_mask_probability"]) * other_counts
+    init_output_bias(model, train_blocks, tokenizer.all_special_ids, prior)
     start_step = 0
     if resume and ckpt_exists:
         model, state, opt_state = _load_checkpoint(out, device)
@@ -886,8 +906,6 @@ def pretrain_mlm(
     steps_per_epoch = max(1, len(train_blocks) // batch_size)
     special = tokenizer.all_special_ids
     vocab_size = len(tokenizer)
-    whole_word = tr["masking"] == "whole_word"
-    tables = vocab_tables(tokenizer)
     perm_cache: Dict[int, numpy.ndarray] = {}
     model.train()
     n_tokens = 0
