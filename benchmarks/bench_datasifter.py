@@ -13,7 +13,8 @@ notes and measures, beside the raw text:
   OTHER raw notes of the corpus (never the evaluated ones), and the per-token
   cross-entropy of the sanitised notes is divided by that of their raw versions;
 - words replaced by punctuation (an edit whose original has a letter and whose
-  replacement has no letter or digit; target 0) and words removed (empty replacement).
+  replacement has no letter or digit; target 0), by a placeholder such as ``[OTHER]``
+  or ``[MASK]``, and words removed (empty replacement).
 
     .venv/bin/python benchmarks/bench_datasifter.py --data DATA/mtsamples.jsonl \\
         --mlm MLM_DIR --vectors VECTORS_DIR --limit 2000 --out benchmarks/results/datasifter.json
@@ -51,6 +52,8 @@ TARGETS = {
     "bigram_ce_ratio_max": 1.25,
     "words_to_punct_max": 0,
 }
+# A placeholder such as "[OTHER]" or "[MASK]" (no word was found for the position).
+PLACEHOLDER = re.compile(r"^\[[A-Z_]+\]$")
 # Lower-cased words and single punctuation marks: the bigram model's tokens.
 BIGRAM_TOKEN = re.compile(r"[^\W_]+|[^\w\s]")
 
@@ -130,8 +133,9 @@ def is_content(tok) -> bool:
 
 
 def change_stats(doc) -> Dict[str, int]:
-    """Content words and how many changed; words replaced by punctuation or removed;
-    MLM edits and how many of them kept the original's coarse shape."""
+    """Content words and how many changed; words replaced by punctuation, by a
+    placeholder or removed; MLM edits and how many of them kept the original's
+    coarse shape."""
     from spacy_deid.components.mlm_resampler import coarse_shape
     from spacy_deid.edits import resolve_edits
 
@@ -148,6 +152,8 @@ def change_stats(doc) -> Dict[str, int]:
                 out["words_removed"] += 1
             elif not any(c.isalnum() for c in seg.replacement):
                 out["words_to_punct"] += 1
+            elif PLACEHOLDER.match(seg.replacement.strip()):
+                out["words_to_placeholder"] += 1
         if seg.label == "MLM":
             out["mlm_edits"] += 1
             out["mlm_same_shape"] += coarse_shape(original) == coarse_shape(seg.replacement)
@@ -258,6 +264,7 @@ def main(argv=None) -> Dict[str, Any]:
         "bigram_cross_entropy": bigram,
         "words_to_punct": stats["words_to_punct"],
         "words_removed": stats["words_removed"],
+        "words_to_placeholder": stats["words_to_placeholder"],
         "mlm_edits": stats["mlm_edits"],
         "mlm_same_coarse_shape": stats["mlm_same_shape"] / max(1, stats["mlm_edits"]),
     }
@@ -290,7 +297,8 @@ def main(argv=None) -> Dict[str, Any]:
     print(
         f"{len(evaluated)} notes: F1 ratio {f1_txt}, same cluster {cluster['share'] if cluster else float('nan'):.3f}, "
         f"content changed {content_changed:.3f}, bigram CE ratio {bigram['ratio'] if bigram else float('nan'):.3f}, "
-        f"words->punct {stats['words_to_punct']}, removed {stats['words_removed']}"
+        f"words->punct {stats['words_to_punct']}, removed {stats['words_removed']}, "
+        f"placeholders {stats['words_to_placeholder']}"
     )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -251,5 +251,10 @@ def test_time_budget_stops_training(tmp_path, small_corpus):
     assert metrics["stopped_by_budget"] and 0 < metrics["steps"] < 100000
     assert metrics["train_seconds_this_run"] < 3 * 60 * 0.05 + 2
     assert (tmp_path / "b" / "model.safetensors").exists()
+    # resumed with more steps, a run stopped by its budget starts a new decay and trains on
+    more = pretrain_mlm(small_corpus, tmp_path / "b", cfg, no_mask=True, show_progress=False, resume=True,
+                        max_steps=metrics["steps"] + 3)
+    assert more["resumed_from_step"] == metrics["steps"] and more["steps"] == metrics["steps"] + 3
+    assert not more["stopped_by_budget"]
     with pytest.raises(FatalError, match="masking"):
         pretrain_mlm(small_corpus, tmp_path / "x", {"training": {"masking": "span"}}, no_mask=True)

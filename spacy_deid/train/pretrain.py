@@ -899,6 +899,10 @@ def pretrain_mlm(
         optimizer.load_state_dict(opt_state["optimizer"])
         scheduler.load_state_dict(opt_state["scheduler"])
         start_step = int(state["step"])
+        if budget_s > 0 or schedule.horizon <= start_step:
+            # a run stopped by its time budget ended with the decay at 0: a new
+            # budget (or more steps) starts a new decay from here
+            schedule.horizon = total_steps
         say(f"Resumed from step {start_step}")
 
     # 4. training
