@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from spacy_deid.synth import generate_records
+
 ROOT = Path(__file__).resolve().parents[1]
 
 TINY_VARS = {
@@ -108,24 +110,31 @@ def test_packaged_wheel_loads_by_name_in_fresh_venv(project, tmp_path):
     assert lines[0]["pipes"][-1] == "phi_replacer" and "ner" in lines[0]["pipes"]  # the default profile
     assert "site-packages" in lines[0]["path"]  # loaded from the installed package
     pkg = Path(lines[0]["path"])
-    assert (pkg / "vocab" / "vectors").exists()  # the NER's static vectors came with it
+    assert (pkg / "vocab" / "vectors").exists()
     assert lines[1]["ok"]
 
 
 @pytest.mark.slow
-def test_deid_workflow_on_a_users_corpus_without_gold_spans(project, tmp_path):
-    """`deid` as a user runs it: their own JSONL (absolute path outside the project,
-    no gold spans) and an output directory, with the NER trained by `all`."""
+def test_deid_workflow_on_a_users_corpus_without_gold_spans(tmp_path):
+    """`deid` as a user runs it on a fresh clone (no `all` run before): their own JSONL
+    (absolute path outside the project, no gold spans) and an output directory; the
+    workflow generates training notes and trains the PHI NER itself."""
+    fresh = tmp_path / "clone"
+    fresh.mkdir()
+    shutil.copy(ROOT / "project.yml", fresh / "project.yml")
+    shutil.copytree(ROOT / "spacy_deid", fresh / "spacy_deid", ignore=shutil.ignore_patterns("__pycache__"))
     corpus = tmp_path / "my notes.jsonl"
-    with (project / "corpus/test.jsonl").open() as src, corpus.open("w") as dst:
-        for line in list(src)[:60]:
-            rec = json.loads(line)
-            rec.pop("spans", None)
+    with corpus.open("w") as dst:
+        for rec in generate_records(60, 15, seed=99, style="mixed"):
+            rec.pop("spans")
             dst.write(json.dumps(rec) + "\n")
     out = tmp_path / "deid out"
-    args = [sys.executable, "-m", "spacy", "project", "run", "deid", str(project),
+    args = [sys.executable, "-m", "spacy", "project", "run", "deid", str(fresh),
             f"--vars.corpus={corpus}", f"--vars.out={out}", "--vars.mlm_steps=20"]
-    res = subprocess.run(args, cwd=project, capture_output=True, text=True, env=_env(), timeout=900)
+    for key, value in TINY_VARS.items():
+        if key != "mlm_steps":
+            args += [f"--vars.{key}", str(value)]
+    res = subprocess.run(args, cwd=fresh, capture_output=True, text=True, env=_env(), timeout=900)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     outs = [json.loads(l) for l in (out / "sanitized.jsonl").open()]
     assert len(outs) == 60 and all(o["status"] == "ok" and "text" not in o for o in outs)
@@ -133,3 +142,7 @@ def test_deid_workflow_on_a_users_corpus_without_gold_spans(project, tmp_path):
     assert m["has_gold_spans"] is False and "privacy" not in m
     assert 0.0 < m["utility"]["non_phi"]["kept_share"] < 1.0
     assert (out / "report.html").exists() and (out / "pipeline" / "config.cfg").exists()
+    assert (fresh / "training/ner/model-best").exists()  # trained by the workflow itself
+    # a second run reuses the NER: every step is up to date
+    res = subprocess.run(args, cwd=fresh, capture_output=True, text=True, env=_env(), timeout=900)
+    assert res.returncode == 0 and "Skipping 'train_ner'" in res.stdout + res.stderr

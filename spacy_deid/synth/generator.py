@@ -994,7 +994,7 @@ class Generator:
 
     def _note(self, note_id: str, pt: Patient) -> dict:
         r = self.rng
-        style = self.style if self.style != "mixed" else r.choice(STYLES)
+        style = self.style if self.style != "mixed" else r.choices(STYLES, weights=_MIXED_WEIGHTS)[0]
         if style == "prose":
             note_type = r.choices(_PROSE_TYPES, weights=_NOTE_TYPE_WEIGHTS)[0]
         else:
@@ -1530,8 +1530,11 @@ _BUILDERS: Dict[str, Callable[[_Note], None]] = {
 
 STYLES: List[str] = ["prose", "upper", "lower"]
 """``prose``: tidy title-case notes of every note type; ``upper`` / ``lower``: telegraphic
-ICU nursing progress notes written in ALL CAPS / all lower case."""
+ICU nursing progress notes written in ALL CAPS / all lower case; ``mixed`` draws
+one per note (half prose, a quarter each of upper and lower)."""
 ICU_NOTE_TYPE = "icu_nursing_note"
+# mixed: half tidy prose of every note type, a quarter ICU notes in each case
+_MIXED_WEIGHTS = [2, 1, 1]
 
 
 def invented_name(r: random.Random, kind: str) -> str:
@@ -1611,7 +1614,7 @@ class IcuCohort:
 
     def _ward(self) -> str:
         r = self.r
-        return r.choice(V.ICU_WARD_FORMS).format(last=invented_name(r, "last"), n=r.randint(2, 12), wing=r.choice("ABCDE"))
+        return r.choice(V.ICU_WARD_FORMS).format(last=invented_name(r, "last"), n=r.randint(2, 12))
 
     def identity(self, pt: Patient, age: int) -> IcuIdentity:
         got = self.by_patient.get(pt.pid)

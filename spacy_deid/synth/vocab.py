@@ -967,7 +967,7 @@ COMMON_WORD_SURNAMES = ["Green", "Small", "Brown", "White", "Long", "Young", "Ki
 ICU_HOSPITAL_FORMS = ["{place} General Hospital", "{place} Memorial", "St. {last}", "{last} Medical Center",
                       "{place} Community Hospital", "{place} Regional", "{last} Rehab", "{place} Hospital"]
 # Ward names: a building or donor name with a floor and wing ("Kellick 4", "Brandmore 7 North").
-ICU_WARD_FORMS = ["{last} {n}", "{last} {n} North", "{last} {n} South", "{last} {n}{wing}", "{last} building"]
+ICU_WARD_FORMS = ["{last} {n}", "{last} {n} North", "{last} {n} South", "{last} {n} West", "{last} building"]
 ICU_UNITS = ["MICU", "SICU", "CCU", "CVICU", "TSICU", "neuro ICU", "the floor", "step-down", "PACU", "ED"]
 ICU_SHIFTS = ["7a-7p", "7p-7a", "0700-1900", "1900-0700", "days", "nights", "7a-3p", "3p-11p", "11p-7a"]
 ICU_TITLES = ["NPN", "Nursing Progress Note", "Nursing progress note", "MICU Nursing Progress Note", "CCU NPN",
