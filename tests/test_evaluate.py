@@ -34,6 +34,18 @@ def test_cross_patient_rate_ignores_shared_strings():
     assert cross_patient_rate([({"id": "x", "text": "t"}, {"status": "ok", "deid_text": "t"})]) is None
 
 
+def test_cross_patient_rate_counts_a_surrogate_that_matches_a_name_as_coincidence():
+    a = _gold(1, "p1", "Patient Quentin Ablewhite seen.", [(8, 25, "PATIENT")])
+    b = _gold(2, "p2", "Patient Rosalind Brackett seen.", [(8, 25, "PATIENT")])
+    # the surrogate of a's name happens to be b's name: written by the operator, not moved
+    surrogate = {"status": "ok", "deid_text": "Patient Rosalind Brackett seen.",
+                 "edits": [{"start": 8, "end": 25, "method": "SURROGATE", "replacement": "Rosalind Brackett"}]}
+    res = cross_patient_rate([(a, surrogate), (b, {"status": "ok", "deid_text": "Patient X seen."})])
+    assert res["docs_with_foreign_phi"] == 0 and res["docs_with_surrogate_coincidence"] == 1
+    swapped = dict(surrogate, edits=[dict(surrogate["edits"][0], method="SWAP")])
+    assert cross_patient_rate([(a, swapped), (b, {"status": "ok", "deid_text": "Patient X seen."})])["docs_with_foreign_phi"] == 1
+
+
 def test_classification_and_cluster_on_generated(small_records):
     pairs = [(r, {"status": "ok", "deid_text": r["text"]}) for r in small_records]
     cl = classification_f1(pairs)

@@ -115,6 +115,24 @@ def entity_recall(pairs: Iterable[Pair]) -> dict:
     return res
 
 
+# methods whose replacement an operator generates from keyed public lists (never from a note)
+GENERATED_METHODS = frozenset({"SURROGATE", "DATE_SHIFT", "MASK", "REDACT", "HASH", "ENCRYPT"})
+
+
+def _generated_spans(out: dict) -> List[Tuple[int, int]]:
+    """Character ranges of the sanitised text written by a generating operator
+    (the output edits carry original offsets; the shift of each is accumulated)."""
+    spans = []
+    delta = 0
+    for e in sorted(out.get("edits") or [], key=lambda e: e["start"]):
+        rep = e.get("replacement") or ""
+        start = e["start"] + delta
+        if e.get("method") in GENERATED_METHODS:
+            spans.append((start, start + len(rep)))
+        delta += len(rep) - (e["end"] - e["start"])
+    return spans
+
+
 def cross_patient_rate(pairs: Iterable[Pair], min_chars: int = 4, labels: Optional[Sequence[str]] = None) -> Optional[dict]:
     """Share of sanitised documents that contain another patient's PHI string.
 
@@ -122,6 +140,10 @@ def cross_patient_rate(pairs: Iterable[Pair], min_chars: int = 4, labels: Option
     ``labels`` or all) of patient A found, as whole words, in the sanitised text of a
     document of patient B != A counts when B's own original text does not contain it
     (hospitals or doctors shared by many patients are not leaks of this kind).
+    Matches inside a replacement that an operator generated (``SURROGATE``,
+    ``DATE_SHIFT``, ``MASK``, ``HASH``...: drawn from keyed public lists, never
+    from a note) are coincidences, not moved PHI, and do not count; they are
+    reported as ``docs_with_surrogate_coincidence``.
     ``rate_unique`` counts only strings that belong to exactly one other patient
     (identifying that patient); ``rate`` counts any other patients' strings (a
     shared doctor's name sampled into a note counts there).
@@ -143,22 +165,28 @@ def cross_patient_rate(pairs: Iterable[Pair], min_chars: int = 4, labels: Option
     # one alternation regex over all PHI strings: one scan per document
     strings = sorted(owners, key=len, reverse=True)
     pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in strings) + r")(?!\w)", re.IGNORECASE)
-    hits = hits_unique = 0
+    hits = hits_unique = coincidences = 0
     for g, o in pairs:
-        found = found_unique = False
+        found = found_unique = coincidence = False
+        generated = _generated_spans(o)
         for m in pattern.finditer(o.get("deid_text") or ""):
             s = m.group(0).lower()
             others = owners.get(s, set()) - {g["patient_id"]}
             if others and not _word_in(s, g["text"]):
+                if any(a < m.end() and m.start() < b for a, b in generated):
+                    coincidence = True
+                    continue
                 found = True
                 # a string of exactly one other patient identifies that patient
                 found_unique = found_unique or len(owners[s]) == 1
         hits += found
         hits_unique += found_unique
+        coincidences += coincidence
     return {
         "n_docs": len(pairs),
         "docs_with_foreign_phi": hits,
         "rate": hits / len(pairs),
+        "docs_with_surrogate_coincidence": coincidences,
         "docs_with_unique_foreign_phi": hits_unique,
         "rate_unique": hits_unique / len(pairs),
     }
