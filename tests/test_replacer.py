@@ -367,3 +367,13 @@ def test_rarity_edits_of_states_and_countries_are_kept():
         add_edit(doc, i, i + 1, "LOW_FREQ", "[LOW_FREQ]")
     doc = nlp.get_pipe("phi_replacer")(doc)
     assert doc._.deid_text == "Moved from Brazil to [OTHER], GA last year."
+
+
+def test_rarity_edits_of_eponyms_are_kept():
+    nlp = make_nlp(sources={"ents": "NER"})
+    doc = nlp.make_doc("Positive Chaddock reflex and a high Framingham Risk Score in Zorbleton.")
+    for i in (1, 2, 6, 7, 8, 10):
+        add_edit(doc, i, i + 1, "LOW_FREQ", "[LOW_FREQ]")
+    add_edit(doc, 1, 3, "LOW_FREQ", "[LOW_FREQ]")
+    doc = nlp.get_pipe("phi_replacer")(doc)
+    assert doc._.deid_text == "Positive Chaddock reflex and a high Framingham Risk Score in [OTHER]."

@@ -338,26 +338,39 @@ class PhiReplacer(Pipe):
                     add_edit(doc, span.start, span.end, reason, span.text, audit, category=category, method=KEEP)
                 continue
             add_edit(doc, span.start, span.end, reason, replacement, audit, category=category, method=method)
+        eponyms: Optional[List[bool]] = None
         for span in upstream:
             if span.label_ not in self.rewrite_reasons or span._.deid_category not in (None, "OTHER"):
                 continue
-            for start, end in _runs(covered, span.start, span.end):
-                piece = doc[start:end]
+            for run_start, run_end, taken in _split_runs(covered, span.start, span.end):
+                if taken:  # a PHI span of this component covers it
+                    continue
                 if span.label_ == PHI:
                     # an entity that the label map or Safe Harbor says is not PHI
-                    add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, method=KEEP)
+                    piece = doc[run_start:run_end]
+                    add_edit(doc, run_start, run_end, span.label_, piece.text, {"component": self.name}, method=KEEP)
                     continue
-                if self.keep_measurements and end - start == 1 and _measurement(doc, start):
-                    replacement, method = None, KEEP
-                elif is_not_phi_place(piece.text, self.locale):  # "GA", "Brazil": not PHI
-                    replacement, method = None, KEEP
-                else:
-                    replacement, method = self._rewrite(piece.text)
-                if replacement is None:
-                    add_edit(doc, start, end, span.label_, piece.text, {"component": self.name}, category="OTHER", method=KEEP)
-                else:
-                    add_edit(doc, start, end, span.label_, replacement, {"component": self.name}, category="OTHER", method=method)
+                if eponyms is None:
+                    eponyms = _eponym_tokens(doc)
+                for start, end, eponym in _split_runs(eponyms, run_start, run_end):
+                    self._rewrite_run(doc, start, end, span.label_, keep=eponym)
         return doc
+
+    def _rewrite_run(self, doc: Doc, start: int, end: int, reason: str, keep: bool = False) -> None:
+        """Re-write one run of an upstream rarity edit with the OTHER operator, or
+        keep it: an eponym, a rare measurement, a state or country."""
+        piece = doc[start:end]
+        if keep or (self.keep_measurements and end - start == 1 and _measurement(doc, start)):
+            replacement, method = None, KEEP
+        elif is_not_phi_place(piece.text, self.locale):  # "GA", "Brazil": not PHI
+            replacement, method = None, KEEP
+        else:
+            replacement, method = self._rewrite(piece.text)
+        audit = {"component": self.name}
+        if replacement is None:
+            add_edit(doc, start, end, reason, piece.text, audit, category="OTHER", method=KEEP)
+        else:
+            add_edit(doc, start, end, reason, replacement, audit, category="OTHER", method=method)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone."""
@@ -371,22 +384,6 @@ class PhiReplacer(Pipe):
     def initialize(self, get_examples=None, *, nlp: Optional[Language] = None) -> None:
         """Nothing is fitted: the replacer has no corpus statistics."""
         return None
-
-
-def _runs(covered: List[bool], start: int, end: int) -> List[Tuple[int, int]]:
-    """The runs of tokens in ``[start, end)`` that ``covered`` does not flag."""
-    runs = []
-    i = start
-    while i < end:
-        if covered[i]:
-            i += 1
-            continue
-        j = i
-        while j < end and not covered[j]:
-            j += 1
-        runs.append((i, j))
-        i = j
-    return runs
 
 
 _MEASUREMENT = re.compile(r"^(\d{1,4}|\d+(?:[.,:/]\d+)+)%?$")
@@ -424,6 +421,42 @@ EPONYM_HEADS = frozenset(
     cyst esophagus ataxia dystrophy encephalopathy thyroiditis tetralogy anomaly malformation block sequence
     effect curve""".split()
 )
+
+
+def _eponym_tokens(doc: Doc) -> List[bool]:
+    """Per token of ``doc``: part of an eponym (a head word such as
+    reflex or score, and up to two capitalised words right before it, ``'s`` and
+    ``-`` skipped: "Chaddock reflex", "Framingham Risk Score", "Lou Gehrig's disease")."""
+    flags = [False] * len(doc)
+    for i, token in enumerate(doc):
+        if token.lower_ not in EPONYM_HEADS:
+            continue
+        flags[i] = True
+        j, taken = i - 1, 0
+        while j >= 0 and taken < 2:
+            tok = doc[j]
+            if tok.lower_ in ("'s", "’s", "-", "–"):
+                flags[j] = True
+            elif tok.text[:1].isupper():
+                flags[j] = True
+                taken += 1
+            else:
+                break
+            j -= 1
+    return flags
+
+
+def _split_runs(flags: List[bool], start: int, end: int) -> List[Tuple[int, int, bool]]:
+    """Tokens ``[start, end)`` cut into (start, end, flag) runs of equal flags."""
+    out = []
+    i = start
+    while i < end:
+        j = i
+        while j < end and flags[j] == flags[i]:
+            j += 1
+        out.append((i, j, flags[i]))
+        i = j
+    return out
 
 
 def _eponym(span: Span) -> bool:
