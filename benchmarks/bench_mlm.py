@@ -34,14 +34,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from spacy_deid.io.atomic import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 
 NLPAUG_SCRIPT = r'''
 import json, sys, time, difflib, os
 os.environ.setdefault("HF_HUB_OFFLINE", "1"); os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import nlpaug.augmenter.word as naw
-
-from spacy_deid.io.atomic import write_json
 args = json.loads(sys.argv[1])
 texts = [json.loads(l)["text"] for l in open(args["data"], encoding="utf8") if l.strip()]
 texts = texts[args["skip"]: args["skip"] + args["n_docs"]]

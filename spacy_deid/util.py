@@ -312,3 +312,17 @@ def upstream_allows(nlp: Optional[Language], name: str) -> List[Callable[[str], 
     if nlp is None:
         return []
     return [p.is_allowed for _, p in upstream_pipes(nlp, name) if callable(getattr(p, "is_allowed", None))]
+
+
+def pipe_each(proc: Any, stream: Iterable[Doc]) -> Iterator[Doc]:
+    """``proc.pipe`` for a component whose work has no batch state: each Doc is
+    processed alone, and one that fails goes to the component's error handler
+    alone, never dropping or re-processing the rest of its batch."""
+    error_handler = proc.get_error_handler()
+    for doc in stream:
+        try:
+            out = proc(doc)
+        except Exception as err:  # noqa: BLE001  (spaCy's error-handler protocol)
+            error_handler(proc.name, proc, [doc], err)
+            continue
+        yield out

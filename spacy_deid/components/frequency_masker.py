@@ -37,7 +37,7 @@ from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
 from spacy_deid.stats.terms import HashedTerms
-from spacy_deid.util import RecordsReader, pipe_upstream, require_corpus
+from spacy_deid.util import RecordsReader, pipe_each, pipe_upstream, require_corpus
 
 logger = logging.getLogger("spacy_deid")
 
@@ -654,18 +654,9 @@ class FrequencyMasker(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone,
-        never dropping the rest of its batch."""
-        error_handler = self.get_error_handler()
-        # The work is vectorised within each Doc (numpy over its token arrays), so
-        # there is no batch state: a Doc that fails is handed to the error handler
-        # alone and the others go on, none processed twice.
-        for doc in stream:
-            try:
-                doc = self(doc)
-            except Exception as e:
-                error_handler(self.name, self, [doc], e)
-                continue
-            yield doc
+        never dropping the rest of its batch (the work is vectorised within each
+        Doc, so there is no batch state)."""
+        return pipe_each(self, stream)
 
     # ------------------------------------------------------------ serialisation
     def _cfg(self) -> dict:

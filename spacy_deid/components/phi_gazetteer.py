@@ -31,6 +31,7 @@ from spacy_deid.detect.gazetteers import (
     PLACE_LABELS,
     load_lists,
 )
+from spacy_deid.util import pipe_each
 
 # A listed name or place at least this frequent as an English word ("will",
 # "mark", "may") is used as a word far more often than as a name: it may be emitted.
@@ -136,12 +137,7 @@ class PhiGazetteer(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone."""
-        error_handler = self.get_error_handler()
-        for doc in stream:
-            try:
-                yield self(doc)
-            except Exception as e:
-                error_handler(self.name, self, [doc], e)
+        return pipe_each(self, stream)
 
     # ------------------------------------------------------------ serialisation
     def _data(self) -> dict:

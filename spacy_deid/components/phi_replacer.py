@@ -47,6 +47,7 @@ from spacy_deid.surrogates.operators import (
     validate_operators,
 )
 from spacy_deid.surrogates.places import PlaceSurrogates, is_not_phi_place
+from spacy_deid.util import pipe_each
 
 DEFAULT_SOURCES = {"ents": NER, "phi_patterns": PATTERN, "phi_gazetteer": GAZETTEER}
 # more specific detectors first when two spans have the same length
@@ -374,12 +375,7 @@ class PhiReplacer(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone."""
-        error_handler = self.get_error_handler()
-        for doc in stream:
-            try:
-                yield self(doc)
-            except Exception as err:  # noqa: BLE001  (spaCy's error-handler protocol)
-                error_handler(self.name, self, [doc], err)
+        return pipe_each(self, stream)
 
     def initialize(self, get_examples=None, *, nlp: Optional[Language] = None) -> None:
         """Nothing is fitted: the replacer has no corpus statistics."""

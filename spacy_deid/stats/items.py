@@ -148,6 +148,10 @@ class DocItems:
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
+# The syntactic kinds: the Doc annotation each needs, and what provides it.
+_SYNTACTIC = {"pos": ("POS", "POS tags", "a tagger/morphologizer"), "dep": ("DEP", "dependency labels", "a parser")}
+
+
 class ItemExtractor:
     """Computes the enabled word items of a Doc as uint64 keys.
 
@@ -241,22 +245,15 @@ class ItemExtractor:
         for kind in self.kinds:
             if kind == "text":
                 items.unigrams.append(("text", wbase))
-            elif kind == "pos":
-                if not doc.has_annotation("POS"):
+            elif kind in _SYNTACTIC:
+                attr, what, component = _SYNTACTIC[kind]
+                if not doc.has_annotation(attr):
                     raise ValueError(
-                        "frequency_masker item kind 'pos' needs POS tags, but this Doc has none: "
-                        "add a tagger/morphologizer before frequency_masker or disable the kind"
+                        f"frequency_masker item kind '{kind}' needs {what}, but this Doc has none: "
+                        f"add {component} before frequency_masker or disable the kind"
                     )
-                tag = arr[word_idx, col[POS]]
-                items.unigrams.append(("pos", combine(salted(wbase, "pos"), tag)))
-            elif kind == "dep":
-                if not doc.has_annotation("DEP"):
-                    raise ValueError(
-                        "frequency_masker item kind 'dep' needs dependency labels, but this Doc has none: "
-                        "add a parser before frequency_masker or disable the kind"
-                    )
-                dep = arr[word_idx, col[DEP]]
-                items.unigrams.append(("dep", combine(salted(wbase, "dep"), dep)))
+                label = arr[word_idx, col[POS if kind == "pos" else DEP]]
+                items.unigrams.append((kind, combine(salted(wbase, kind), label)))
             elif kind == "stem":
                 items.unigrams.append(("stem", self._stems(doc, arr, word_idx, lower)))
             elif kind == "ngram":
