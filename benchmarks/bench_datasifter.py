@@ -301,7 +301,6 @@ def main(argv=None) -> Dict[str, Any]:
         f"placeholders {stats['words_to_placeholder']}"
     )
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, result, indent=1)
     return result
 

@@ -131,7 +131,6 @@ def main(argv: Optional[List[str]] = None) -> None:
             results[f"{name} ({len(recs)} records)"] = rows
             print(f"{name} done", file=sys.stderr)
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.out, results, indent=1)
     for title, rows in results.items():
         print(table(title, rows))

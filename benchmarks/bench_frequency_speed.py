@@ -193,7 +193,6 @@ def main(argv: Optional[List[str]] = None) -> None:
         for name in ("ours", "ours_render"):
             results[name]["ratio_to_presidio"] = results[name]["docs_per_s"] / results["presidio"]["docs_per_s"]
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, results, indent=1)
     labels = {"tokenizer": "spaCy bare tokenizer", "ours": "tokenizer + frequency_masker (nlp.pipe)",
               "ours_render": "... + rendering doc._.deid_text", "presidio": "Presidio analyzer + anonymizer"}

@@ -216,7 +216,6 @@ def main(argv: Optional[List[str]] = None) -> None:
                     }
         results["datasets"][name] = entry
     results["loadavg_after"] = os.getloadavg()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.out, results, indent=1)
     print(f"\n{'dataset':32} {'system':13} {'leak@place':>10} {'anywhere':>9} {'ent.recall':>10} {'nonPHI kept':>11} {'tok/s':>8}")
     for name, entry in results["datasets"].items():

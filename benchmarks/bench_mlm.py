@@ -183,7 +183,6 @@ def main() -> None:
     result["loadavg_before"] = [round(x, 2) for x in load_before]
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, result, indent=2)
         print(f"wrote {args.out}")
 

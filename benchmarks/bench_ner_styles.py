@@ -121,7 +121,6 @@ def main() -> None:
         print(f"{name:45s} {res['docs']:5d} {res['token_recall'] or 0:8.3f} {res['ents_p']:7.3f} {res['ents_r']:7.3f} "
               f"{res['ents_f']:7.3f}  {cats}", flush=True)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, results, indent=2)
 
 

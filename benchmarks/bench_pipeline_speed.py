@@ -237,7 +237,6 @@ def main(argv: Optional[List[str]] = None) -> None:
         entry["ratios"] = ratios
         results["sets"][name] = entry
         print(json.dumps({name: ratios}), flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json(args.out, results, indent=1)
     print(f"wrote {args.out}")
 

@@ -186,7 +186,6 @@ def main(argv=None) -> int:
             report[f"exponent_{phase}_{key}"] = round(exponent([r["n"] for r in sel], [r[key] for r in sel]), 3)
             print(f"exponent {phase} {key}: {report[f'exponent_{phase}_{key}']}")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, report, indent=2)
     return 0
 

@@ -185,7 +185,6 @@ def main(argv=None) -> int:
         "results": results,
     }
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, report, indent=2)
     return 0
 

@@ -192,6 +192,21 @@ def test_filtered_mlm_with_real_tiny_model(vec_dir, mlm_dir, gold):
         assert n <= 5
 
 
+def test_filtered_mlm_augmenter_yields_original_and_aligned_copy(vec_dir, mlm_dir, gold):
+    from spacy.util import registry
+
+    from spacy_deid.io.readers import record_to_example
+
+    make = registry.augmenters.get("spacy_deid.filtered_mlm.v1")
+    augment = make(model=str(mlm_dir), vectors=str(vec_dir), n=5, epsilon=-1.0, seed=1)
+    eg = record_to_example(nlp, read_jsonl_list(gold)[0])
+    out = list(augment(nlp, eg))
+    assert len(out) == 2 and out[0] is eg
+    assert_aligned(eg.reference, out[1].reference)
+    assert [t.text for t in out[1].predicted] == [t.text for t in out[1].reference]
+    assert len(list(make(model=str(mlm_dir), vectors=str(vec_dir), level=0.0)(nlp, eg))) == 1
+
+
 def test_similarity_filter_after_real_mlm_resampler(vec_dir, mlm_dir):
     pipe = spacy.blank("en")
     pipe.vocab.vectors = load_vectors(vec_dir)

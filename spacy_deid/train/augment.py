@@ -291,6 +291,26 @@ def _to_example(nlp: Language, new_doc: Doc) -> Example:
     return Example(nlp.make_doc(new_doc.text), new_doc)
 
 
+def _augmenter(
+    level: float, seed: int, load: Callable[[Language], Any], rewrite: Callable[[Language, Any, Doc, Any], Doc],
+) -> Callable[[Language, Example], Iterator[Example]]:
+    """A spaCy augmenter: each example, then (for a ``level`` share of them) a
+    copy whose reference Doc ``rewrite(nlp, state, doc, rng)`` made. ``load(nlp)``
+    builds the state (models, vectors) on first use."""
+    rng = numpy.random.default_rng(seed)
+    state: List[Any] = []
+
+    def augment(nlp: Language, example: Example) -> Iterator[Example]:
+        yield example
+        if level < 1.0 and rng.random() >= level:
+            return
+        if not state:
+            state.append(load(nlp))
+        yield _to_example(nlp, rewrite(nlp, state[0], example.reference, rng))
+
+    return augment
+
+
 @registry.augmenters("spacy_deid.neighbor_pseudonyms.v1")
 def neighbor_pseudonyms_augmenter_v1(
     vectors: str,
@@ -313,19 +333,14 @@ def neighbor_pseudonyms_augmenter_v1(
     labels (Optional[List[str]]): only these entity labels (None: all).
     RETURNS (Callable[[Language, Example], Iterator[Example]]): the augmenter.
     """
-    rng = numpy.random.default_rng(seed)
-    state: Dict[str, NeighborPseudonymizer] = {}
+    def load(nlp: Language) -> NeighborPseudonymizer:
+        return load_pseudonymizer(vectors, nlp.make_doc, n_neighbors, min_count, numeric=numeric)
 
-    def augment(nlp: Language, example: Example) -> Iterator[Example]:
-        yield example
-        if level < 1.0 and rng.random() >= level:
-            return
-        if "p" not in state:
-            state["p"] = load_pseudonymizer(vectors, nlp.make_doc, n_neighbors, min_count, numeric=numeric)
-        (new_doc, _), = pseudonymize_docs([example.reference], state["p"], rng, nlp.make_doc, labels)
-        yield _to_example(nlp, new_doc)
+    def rewrite(nlp: Language, pseudonymizer: NeighborPseudonymizer, doc: Doc, rng) -> Doc:
+        (new_doc, _), = pseudonymize_docs([doc], pseudonymizer, rng, nlp.make_doc, labels)
+        return new_doc
 
-    return augment
+    return _augmenter(level, seed, load, rewrite)
 
 
 @registry.augmenters("spacy_deid.filtered_mlm.v1")
@@ -358,26 +373,22 @@ def filtered_mlm_augmenter_v1(
     device (str): ``"cpu"`` or ``"cuda"``.
     RETURNS (Callable[[Language, Example], Iterator[Example]]): the augmenter.
     """
-    rng = numpy.random.default_rng(seed)
     policy = CosineFilter(epsilon=epsilon, max_tries=max_tries, fallback="none")
-    state: Dict[str, Any] = {}
 
-    def augment(nlp: Language, example: Example) -> Iterator[Example]:
-        yield example
-        if level < 1.0 and rng.random() >= level:
-            return
-        if "sampler" not in state:
-            from spacy_deid.train.vectors import load_vectors
+    def load(nlp: Language) -> Tuple[Any, Any]:
+        from spacy_deid.train.vectors import load_vectors
 
-            state["sampler"] = load_sampler(model, device)
-            state["vectors"] = load_vectors(vectors)
+        return load_sampler(model, device), load_vectors(vectors)
+
+    def rewrite(nlp: Language, models: Tuple[Any, Any], doc: Doc, rng) -> Doc:
+        sampler, table = models
         (new_doc, _), = filtered_mlm_docs(
-            [example.reference], state["sampler"], policy, state["vectors"], rng, nlp.make_doc,
+            [doc], sampler, policy, table, rng, nlp.make_doc,
             n=n, n_candidates=n_candidates, temperature=temperature, top_k=top_k,
         )
-        yield _to_example(nlp, new_doc)
+        return new_doc
 
-    return augment
+    return _augmenter(level, seed, load, rewrite)
 
 
 def case_variant(record: Record, case: str, make_doc: Callable[[str], Doc]) -> Optional[Record]:
