@@ -117,3 +117,10 @@ def test_not_initialized_says_so():
     nlp.add_pipe("phi_gazetteer")
     with pytest.raises(ValueError, match="initialize"):
         nlp("text")
+
+
+def test_unknown_town_after_a_location_cue(nlp):
+    doc = nlp("She lives in Tollinsby with her family; he moved to karvelport. Lives in a house.")
+    spans = [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+    assert ("Tollinsby", "CITY") in spans and ("karvelport", "CITY") in spans
+    assert not [t for t, _ in spans if t in ("a", "house", "with")]

@@ -380,7 +380,8 @@ class Gazetteer:
     # ----------------------------------------------------------------- places
     def places(self, doc: Doc) -> List[Span]:
         """CITY, STATE and COUNTY spans; an ambiguous one-word place needs a state
-        after it or a location cue before it."""
+        after it or a location cue before it; after a location cue, a run of up to
+        three unknown words (no ordinary word, no list entry) is taken as a CITY."""
         cands: List[Span] = []
         for s, e, label in self.index.multi_matches(doc):
             if label in PLACE_LABELS:
@@ -390,6 +391,12 @@ class Gazetteer:
             for label in PLACE_LABELS:
                 if label in labels:
                     cands.append(Span(doc, i, i + 1, label=label))
+            # a town no list has ("lives in Tollinsby"): an unknown word after a cue
+            if not labels and self._unknown_word(doc, i) and self._location_context(doc, Span(doc, i, i + 1)):
+                end = i + 1
+                while end < len(doc) and end - i < 3 and self._unknown_word(doc, end):
+                    end += 1
+                cands.append(Span(doc, i, end, label=CITY))
         out: List[Span] = []
         for span in cands:
             ambiguous = all(self.is_common(t.lower_) for t in span if t.is_alpha)
