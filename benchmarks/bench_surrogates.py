@@ -9,8 +9,10 @@ Gold labels are read through the default label map (``DATE_TIME`` is a date,
 ``PERSON`` a name...).
 
 - ``dates.valid_same_format``: of the gold dates written as a full calendar day,
-  the share replaced by a valid date in the same format (same separators, field
-  order, month-name style and case);
+  the share whose covering edit is a valid date in the format of the text it
+  replaced (same separators, field order, month-name style and case); a date no
+  edit covers counts as a miss (``valid_same_format_of_replaced`` leaves the
+  misses of detection out);
 - ``dates.intervals_kept``: of the pairs of dated (with a year) gold dates of one
   patient, the share whose interval in days is the same after replacement;
 - ``names.consistent``: of the patient names written at least twice for one patient
@@ -29,7 +31,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Optional
 
 import spacy
 from spacy.tokens import Doc
@@ -63,8 +65,8 @@ def run(nlp, records: List[dict], oracle: bool) -> Iterable[Doc]:
     return nlp.pipe(docs(), batch_size=64)
 
 
-def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
-    n_day_dates = n_valid = 0
+def measure_notes(nlp, records: List[dict], oracle: bool, misses: Optional[list] = None) -> Dict:
+    n_day_dates = n_valid = n_covered = 0
     shifts: Dict[str, List] = defaultdict(list)
     names: Dict[tuple, set] = defaultdict(set)
     name_counts: Dict[tuple, int] = defaultdict(int)
@@ -86,11 +88,18 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
                 if parsed is None:
                     continue
                 n_day_dates += 1
+                # the edit that covers the gold date (a detector may take a time or a cue with it)
+                cover = [s for s in segs if s.start_char <= span["start"] and span["end"] <= s.end_char]
+                seg = cover[0] if cover else None
+                seg_original = doc.text[seg.start_char : seg.end_char] if seg is not None else ""
+                n_covered += seg is not None
                 new = parse_date(seg.replacement) if seg is not None else None
-                if new is not None and date_skeleton(seg.replacement) == date_skeleton(original):
+                if new is not None and date_skeleton(seg.replacement) == date_skeleton(seg_original):
                     n_valid += 1
                     if not parsed[1] and not new[1]:
-                        shifts[rec.get("patient_id") or rec["id"]].append((parsed[0], new[0]))
+                        shifts[rec.get("patient_id") or rec["id"]].append((parse_date(seg_original)[0], new[0]))
+                elif misses is not None and len(misses) < 30:
+                    misses.append((original, seg_original, seg.replacement if seg is not None else None))
             elif category == "NAME" and seg is not None:
                 clinician = span["label"] in ("DOCTOR", "STAFF", "HCW", "USERNAME")
                 scope = "corpus" if clinician else rec.get("patient_id") or rec["id"]
@@ -113,7 +122,9 @@ def measure_notes(nlp, records: List[dict], oracle: bool) -> Dict:
     }
     return {
         "n_records": len(records),
-        "dates": {"n_day_precision": n_day_dates, "valid_same_format": n_valid / max(n_day_dates, 1),
+        "dates": {"n_day_precision": n_day_dates, "n_replaced": n_covered,
+                  "valid_same_format": n_valid / max(n_day_dates, 1),
+                  "valid_same_format_of_replaced": n_valid / max(n_covered, 1),
                   "n_pairs": pairs, "intervals_kept": kept / max(pairs, 1)},
         "names": {"n_repeated": len(repeated), "consistent": consistent / max(len(repeated), 1), "by_label": by_label},
         "edits": n_edits,
