@@ -47,6 +47,14 @@ def ray_local():
     ray.shutdown()
 
 
+def _input_and_outputs(tmp_path, n_lines: int, seed: int):
+    """An input file of ``n_lines`` generated lines, and the local and Ray output paths."""
+    lines = make_lines(n_lines, seed=seed)
+    inp = tmp_path / "in.jsonl"
+    write_lines(inp, lines)
+    return lines, inp, tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("ray_model") / "model"
@@ -89,10 +97,7 @@ def test_without_ray_the_error_names_the_extra(tmp_path):
 def test_ray_output_equals_local_output(tmp_path, ray_local, model_dir):
     from spacy_deid.engines.ray import sanitize_file_ray, shard_dir_for
 
-    lines = make_lines(400, seed=11)
-    inp = tmp_path / "in.jsonl"
-    write_lines(inp, lines)
-    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    lines, inp, local, remote = _input_and_outputs(tmp_path, 400, seed=11)
     local_stats = sanitize_file(build_pipeline(), inp, local)
     stats = sanitize_file_ray(model_dir, inp, remote, num_workers=2, chunk_records=100, code_path=CODE)
     assert remote.read_bytes() == local.read_bytes()
@@ -109,10 +114,7 @@ def test_ray_output_equals_local_output(tmp_path, ray_local, model_dir):
 def test_ray_resume_reprocesses_only_missing_shards(tmp_path, ray_local, model_dir):
     from spacy_deid.engines.ray import list_shards, sanitize_file_ray, shard_dir_for
 
-    lines = make_lines(300, seed=12)
-    inp = tmp_path / "in.jsonl"
-    write_lines(inp, lines)
-    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    lines, inp, local, remote = _input_and_outputs(tmp_path, 300, seed=12)
     sanitize_file(build_pipeline(), inp, local)
     sanitize_file_ray(model_dir, inp, remote, num_workers=2, chunk_records=30, code_path=CODE, keep_shards=True)
     shards = list_shards(shard_dir_for(remote))
