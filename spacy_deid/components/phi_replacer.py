@@ -14,7 +14,9 @@ Words that upstream components edited without a PHI category (the
 frequency_masker's ``LOW_FREQ`` / ``BLACKLIST`` runs) are re-written with the
 operator of ``OTHER``. What HIPAA Safe Harbor does not count as PHI is kept, even
 where an upstream component had edited it: ages under 90, bare years, durations
-and relative dates, US states and countries.
+and relative dates, US states and countries; so are eponyms ("Parkinson's
+disease", "Wells criteria") and, among rarity edits, numbers that read as
+measurements (``keep_measurements``).
 
 Surrogates are keyed by a secret salt read from an environment variable (never
 stored in the pipeline): names by patient (``patient_id`` of the record; the
