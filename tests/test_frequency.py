@@ -468,3 +468,22 @@ def test_removal_never_creates_a_blacklisted_phrase():
     assert "zyxwvut" not in words
     assert not any(a == "section" and b == "medications" for a, b in zip(words, words[1:])), out
     assert "given today" in out
+
+
+def test_common_words_are_never_rare():
+    """With common_min_zipf, ordinary English and clinical words are kept however
+    rare in the corpus; names and unknown tokens are still masked."""
+    records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
+    text = "Patient with nausea, incision dressing dry; John Kowalczyk seen, TIA ruled out, code zq7x."
+    nlp, fm = fitted(records, {"k": 3})
+    assert {"nausea", "incision", "John"} <= set(masked_words(nlp, text))
+    nlp, fm = fitted(records, {"k": 3, "common_min_zipf": 3.0})
+    masked = masked_words(nlp, text)
+    assert not {"nausea", "incision", "dressing", "TIA"} & set(masked)
+    assert {"John", "Kowalczyk", "zq7x"} <= set(masked)
+    assert fm.stats["n_common_words"] > 10000
+    # upper case text: the same words kept (matched on the lower-case form)
+    assert "NAUSEA" not in masked_words(nlp, text.upper()) and "KOWALCZYK" in masked_words(nlp, text.upper())
+    fm2 = spacy.blank("en").add_pipe("frequency_masker", config={"k": 3, "common_min_zipf": 3.0})
+    fm2.from_bytes(fm.to_bytes())
+    assert len(fm2.common) == len(fm.common)

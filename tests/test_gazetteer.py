@@ -43,6 +43,13 @@ def variants(text):
         ("Seen at Denver General Hospital.", [("Denver General Hospital", "HOSPITAL")]),
         ("Transferred to MGH for cath.", [("MGH", "HOSPITAL")]),
         ("Followed at Lahey Clinic.", [("Lahey Clinic", "HOSPITAL")]),
+        ("Jack B. called.", [("Jack B.", "NAME")]),
+        ("Seen at Cedars-Sinai Medical Center.", [("Cedars-Sinai Medical Center", "HOSPITAL")]),
+        ("Admitted to Mount Sinai.", [("Mount Sinai", "HOSPITAL")]),
+        ("Works at Streetcred Software Inc.", [("Streetcred Software Inc.", "ORG")]),
+        ("Moved to Barnesville.", [("Barnesville", "CITY")]),
+        ("Seen at Mercy Hospital of Kathyton.", [("Mercy Hospital of Kathyton", "HOSPITAL")]),
+        ("Lives in Brooks Assisted Living.", [("Brooks Assisted Living", "HOSPITAL")]),
     ],
 )
 def test_forms_in_every_case(nlp, text, expected):
@@ -58,11 +65,32 @@ def test_forms_in_every_case(nlp, text, expected):
         "Pt's hospital course was notable; the hospital; general surgery consulted.",
         "Burns to legs, visual fields intact, Cheyne Stokes breathing, grace period.",
         "TIA vs CVA, MS changes, pt will mark site, may walk with PT.",
+        "Hx of Parkinson's disease, Gleason score 7, Framingham risk score, Barrett's esophagus.",
+        "Referred to hematology; seen in the community clinic; back in April.",
+        "Review of systems negative; support group; IV solutions; lab data.",
+        "Proton pump inhibitor at bedside, gland enlarged, 2 visual fields, support.",
     ],
 )
 def test_ordinary_words_are_not_taken(nlp, text):
     for variant in variants(text):
         assert found(nlp, variant) == [], variant
+
+
+def test_named_places_after_at_from_to_in_mixed_case_text(nlp):
+    assert found(nlp, "Treated at UCLA, then seen at NYU Langone; John Doe came from Baylor.") == [
+        ("UCLA", "HOSPITAL"), ("NYU Langone", "HOSPITAL"), ("John Doe", "NAME"), ("Baylor", "HOSPITAL")]
+    assert found(nlp, "Went from HOME to ICU at 0800, at baseline, at Day 3.") == []
+
+
+def test_names_by_their_form(nlp):
+    assert found(nlp, "Billing to Hanne I. Kreutzmann and Ravil G Yefimov; my name is Rubija.") == [
+        ("Hanne I. Kreutzmann", "NAME"), ("Ravil G Yefimov", "NAME"), ("Rubija", "NAME")]
+    assert found(nlp, "Given ASA. Pt in A fib, Vitamin D level, Hepatitis B Vaccine.") == []
+
+
+def test_acronyms_in_mixed_case_text_are_not_names(nlp):
+    assert found(nlp, "Per ADA guidelines, ELISA negative.") == []
+    assert found(nlp, "Daughter Ada called.") == [("Ada", "NAME")]
 
 
 def test_labels_map_to_categories(nlp):

@@ -73,10 +73,17 @@ def variants(text):
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),
         ("MRN: 765-4321, case #JH-998877, EM-123456", [("765-4321", "MRN"), ("JH-998877", "IDNUM"), ("EM-123456", "IDNUM")]),
         ("Patient ID: 98765", [("98765", "IDNUM")]),
+        ("MRN: 12345-JS, MRN 87342GH, MRN: UCSF-20210930-567, policy number HP-1234-5678",
+         [("12345-JS", "MRN"), ("87342GH", "MRN"), ("UCSF-20210930-567", "MRN"), ("HP-1234-5678", "IDNUM")]),
         ("Card 4111 1111 1111 1111", [("4111 1111 1111 1111", "IDNUM")]),
         ("A 93yo man, 91 y/o, age 95", [("93yo", "AGE"), ("91", "AGE"), ("95", "AGE")]),
         ("Lives at 90 Whitchurch Road, Suite 377", [("90 Whitchurch Road", "STREET"), ("Suite 377", "STREET")]),
         ("Zip 02114", [("02114", "ZIP")]),
+        ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
+        ("Lives at 9629 Richard Lake", [("9629 Richard Lake", "STREET")]),
+        ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),
+        ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
+        ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
     ],
 )
 def test_forms_in_every_case(nlp, text, expected):
@@ -91,7 +98,11 @@ def test_forms_in_every_case(nlp, text, expected):
         "A 42 y/o man, age 45, 89 yo, 74 year old woman, born in 1950, since 2007, in '99",
         "Gave 2 mg PO, 3 times a day, q4h, 1-2 tabs, 10-12 breaths, ratio 1:2, head CT x2",
         "Pt may walk in the hallway; dec UOP; MAR reviewed; 2 head CT done",
+        "Room number 5, ID consult, tube number 2, record 3 of 4",
+        "Both lung fields clear, 2 visual fields, 3 point turn, 4 way stop",
+        "Signed consent, user friendly, in the new year, covid19 and spo2 fine",
         "GCS 15, 5 mg/kg, INR 1.2, 1400 kcal, 0700-1900 shift, 100 mL/hr",
+        "BP 120 80 HR 60, vitals 120 80 60 95 18, glucose 120 135 150 160",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

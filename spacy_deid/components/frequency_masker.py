@@ -16,6 +16,15 @@ frequent than its stem). Precedence per token: PHI entity > blacklist >
 whitelist > low-frequency (``LOW_FREQ`` for text/pos/dep/stem/ngram items,
 ``PATTERN`` for word-pattern items).
 
+Common words: with ``common_min_zipf`` set (the profiles set 3.0; the component
+alone counts every word, as the patent does), every English word at
+or above that Zipf frequency in the shipped ``gazetteers/common_words.tsv``
+(wordfreq's list less the names and places that are not also ordinary words,
+plus clinical abbreviations) is kept like a whitelisted term, so a word such as
+"ambulate" or "erythema" is never masked for being rare in a small corpus, while
+a rare name or an unknown token still is. Names that are ordinary words ("rose",
+"brown") are left to the detectors upstream (the gazetteer's context rules).
+
 What is stored (``to_disk``/``to_bytes``/pickle): the sorted uint64 hashes of
 the items at or above the threshold, the term lists as hashes, the settings and
 counts of the fit (no text, no rare item, not even hashed).
@@ -33,6 +42,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from thinc.api import Config
 
+from spacy_deid.detect.gazetteers import COMMON_WORDS
 from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
@@ -61,6 +71,7 @@ confidence_bonus = 0.0
 mode = "placeholder"
 placeholder = "[{label}]"
 mask_char = "*"
+common_min_zipf = null
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
@@ -137,6 +148,7 @@ def make_frequency_masker(
     mode: str,
     placeholder: str,
     mask_char: str,
+    common_min_zipf: Optional[float] = None,
 ) -> "FrequencyMasker":
     """Create a frequency_masker (see the module docstring and the README section "frequency_masker").
 
@@ -160,6 +172,8 @@ def make_frequency_masker(
     mode (str): "placeholder", "same_length" (mask_char per character) or "remove".
     placeholder (str): placeholder template; ``{label}`` is the reason or the entity label.
     mask_char (str): the character of the same-length mask.
+    common_min_zipf (Optional[float]): English words at or above this Zipf
+        frequency are never rare (read in initialize from ``common_words``); None: off.
     RETURNS (FrequencyMasker): the component.
     """
     return FrequencyMasker(
@@ -181,6 +195,7 @@ def make_frequency_masker(
         mode=mode,
         placeholder=placeholder,
         mask_char=mask_char,
+        common_min_zipf=common_min_zipf,
     )
 
 
@@ -208,6 +223,7 @@ class FrequencyMasker(Pipe):
         mode: str = "placeholder",
         placeholder: str = "[{label}]",
         mask_char: str = "*",
+        common_min_zipf: Optional[float] = None,
     ):
         self.vocab = vocab
         self.name = name
@@ -243,6 +259,8 @@ class FrequencyMasker(Pipe):
         # fitted state
         self.k: Optional[int] = None
         self.allowed = np.empty(0, dtype=np.uint64)
+        self.common_min_zipf = common_min_zipf
+        self.common = HashedTerms()
         self.whitelist = HashedTerms()
         self.blacklist = HashedTerms()
         self.stats: Dict[str, Any] = {}
@@ -282,6 +300,7 @@ class FrequencyMasker(Pipe):
         whitelist: Optional[List[str]] = None,
         blacklist: Optional[List[str]] = None,
         confidence_path: Optional[str] = None,
+        common_words: Optional[str] = COMMON_WORDS,
     ) -> None:
         """Count the word items of ``corpus``, choose k, keep the items at or above it.
 
@@ -296,10 +315,13 @@ class FrequencyMasker(Pipe):
         blacklist (Optional[List[str]]): terms always masked.
         confidence_path (Optional[str]): the confidence-list state file; read before
             and updated after this fit. None: no confidence list.
+        common_words (Optional[str]): the word/Zipf TSV read when ``common_min_zipf``
+            is set (a shipped asset name or a path).
         """
         corpus = require_corpus(corpus, self.name)
         if nlp is None:
             raise ValueError(f"[{self.name}] initialize needs nlp (call nlp.initialize())")
+        self.set_common_words(common_words)
         self.fit_counts(
             nlp, corpus, self.count_corpus(nlp, corpus), whitelist=whitelist, blacklist=blacklist,
             confidence_path=confidence_path,
@@ -416,6 +438,21 @@ class FrequencyMasker(Pipe):
             self.extractor.clear_caches()
         self._keep(fit, confidence, engine)
 
+    def set_common_words(self, path: Optional[str]) -> None:
+        """Read the common words (at or above ``common_min_zipf``) as hashes of
+        their lower-case form; none when ``common_min_zipf`` or ``path`` is None."""
+        if self.common_min_zipf is None or not path:
+            self.common = HashedTerms()
+            return
+        from spacy.strings import get_string_id
+
+        from spacy_deid.detect.gazetteers import read_common_words
+        from spacy_deid.resources import asset_path
+
+        words = read_common_words(asset_path(path), self.common_min_zipf)
+        # hashes straight from the strings: nothing enters the vocab's StringStore
+        self.common = HashedTerms(np.array([get_string_id(w) for w in words], dtype=np.uint64), {})
+
     def _keep(self, fit: "_Fit", confidence, engine: str = "") -> None:
         """Keep what a fit found: the allowed items, k, and the stats (no text)."""
         self.allowed = fit.allowed
@@ -431,6 +468,7 @@ class FrequencyMasker(Pipe):
             "n_allowed": int(len(self.allowed)),
             "kept_share": fit.kept_share,
             "n_confidence_runs": confidence.n_runs if confidence is not None else None,
+            "n_common_words": int(len(self.common)),
             "counter_peak_pairs": fit.peak_pairs,
         }
         # a log line without text: the chosen k and corpus sizes only
@@ -539,6 +577,8 @@ class FrequencyMasker(Pipe):
     def _apply_terms(self, doc: Doc, items, arr: np.ndarray, keep_value, mask_value) -> None:
         """Write the whitelist (keep), blacklist and PHI-entity (mask) decisions into
         a per-token array, in increasing precedence."""
+        if len(self.common):
+            arr[self.common.match(items.lower, items.nonspace_idx)] = keep_value
         if len(self.whitelist):
             arr[self.whitelist.match(items.lower, items.nonspace_idx)] = keep_value
         if len(self.blacklist):
@@ -590,6 +630,8 @@ class FrequencyMasker(Pipe):
         if pat is not None:
             reason[pat & is_word] = _PAT
         reason[low & is_word] = _LOW
+        if len(self.common):
+            reason[self.common.match(items.lower, items.nonspace_idx)] = _KEEP
         if len(self.whitelist):
             reason[self.whitelist.match(items.lower, items.nonspace_idx)] = _KEEP
         if len(self.blacklist):
@@ -670,6 +712,7 @@ class FrequencyMasker(Pipe):
         return {
             "allowed": np.ascontiguousarray(self.allowed, dtype="<u8").tobytes(),
             "whitelist": self.whitelist.to_dict(),
+            "common": self.common.to_dict(),
             "blacklist": self.blacklist.to_dict(),
         }
 
@@ -685,6 +728,7 @@ class FrequencyMasker(Pipe):
     def _load_data(self, data: dict) -> None:
         self.allowed = np.frombuffer(data["allowed"], dtype="<u8").astype(np.uint64)
         self.whitelist = HashedTerms.from_dict(data.get("whitelist") or {})
+        self.common = HashedTerms.from_dict(data.get("common") or {})
         self.blacklist = HashedTerms.from_dict(data.get("blacklist") or {})
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:

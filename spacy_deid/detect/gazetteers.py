@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
-NAME, CITY, STATE, COUNTY, HOSPITAL = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL"
+NAME, CITY, STATE, COUNTY, HOSPITAL, ORG = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL", "ORG"
 PLACE_LABELS = (CITY, STATE, COUNTY)
 
 # The shipped lists: asset file name per list key.
@@ -41,6 +41,8 @@ DEFAULT_LISTS: Dict[str, str] = {
     "counties": "gazetteers/us_counties.txt",
 }
 COMMON_WORDS = "gazetteers/common_words.tsv"
+PLACE_SUFFIXES = "gazetteers/place_suffixes.txt"
+PLACE_PREFIXES = "gazetteers/place_prefixes.txt"
 CLINICAL_TERMS = "gazetteers/clinical_terms.txt"
 LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states": STATE, "counties": COUNTY}
 
@@ -63,9 +65,10 @@ CUE_BIGRAMS = frozenset(
         "talked with", "talked to", "spoke with", "spoke to", "speaking with", "discussed with", "d/w",
         "called by", "paged by", "seen by", "evaluated by", "examined by", "signed by", "per dr", "cc dr",
         "care of", "c/o dr", "message from", "message to", "update to", "updated by", "notified by",
+        "name is", "names are", "call me", "calls me", "called me", "maiden name", "named after",
     )
 )
-CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w w/".split())
+CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w w/ name".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
 """.split())
@@ -84,6 +87,12 @@ HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
 healthcare health rehabilitation rehab sanatorium hospice
 """.split())
+# words that end a company's name ("loqate inc", "careset systems", "abt associates")
+COMPANY_WORDS = frozenset("""
+inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation company co. gmbh ag s.a. group holdings technologies
+technology systems software solutions partners associates capital insurance investments bioscience
+biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
+""".split())
 # multi-word hospital endings, checked before the single words
 HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
     tuple(t.split())
@@ -93,6 +102,8 @@ HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
         "nursing center", "nursing facility", "care center", "regional medical center", "cancer center",
         "heart institute", "general hospital", "memorial hospital", "community hospital",
         "children's hospital", "childrens hospital", "va medical center", "medical group",
+        "assisted living", "family practice", "family medicine", "internal medicine", "primary care", "urgent care",
+        "skilled nursing facility", "senior living", "care facility", "medicine associates", "health plan",
     )
 )
 # words that do not start or make a hospital's name in lower or upper case text
@@ -110,6 +121,24 @@ christian adventist veterans va county city state valley mountain lake river bay
 west northern southern eastern western sinai jewish deaconess women's womens beth israel faith hope
 grace trinity holy cross st.mary union lakeside riverside parkland kindred shriners
 """.split())
+# words after a name that make it an eponym, not a person or place: "parkinson's disease",
+# "gleason score", "framingham risk score", "barrett's esophagus"
+EPONYM_HEADS = frozenset("""
+disease diseases syndrome syndromes sign signs score scores criteria scale scales classification test tests
+risk equation formula procedure operation maneuver manoeuvre palsy lymphoma sarcoma tumor tumour ulcer
+esophagus phenomenon reflex law rule rules grade grading stage staging index factor angina arteritis
+thyroiditis encephalopathy disorder triad node nodes cell cells fracture method technique approach
+position protocol regimen type catheter tube needle solution stain staining body bodies study studies
+trial cohort
+""".split())
+# month and weekday names are first names too ("april", "may", "june"): ordinary words here
+CALENDAR_WORDS = frozenset("""
+january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday
+""".split())
+# names of clinical specialties end so ("hematology clinic" is no hospital's name)
+_SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
+
 # cue before a hospital given by a short name or abbreviation
 TRANSFER_CUES = frozenset(
     tuple(c.split())
@@ -121,6 +150,9 @@ TRANSFER_CUES = frozenset(
         "airlifted to", "medflighted to", "flown to", "referred to", "referred from", "works at",
     )
 )
+# one-word cues: weaker, a name after them must look like one (an acronym or a capitalised
+# word in mixed-case text)
+TRANSFER_UNIGRAMS = frozenset("at from to".split())
 
 
 @dataclass
@@ -132,11 +164,18 @@ class GazetteerLists:
     labels (Dict[str, str]): the label each list writes (``NAME``, ``CITY``...).
     common (Set[str]): ordinary words: a list entry that is one is ambiguous, and
         a word after a title that is not one is taken as a name.
+    clinical (Set[str]): clinical words and abbreviations (also in ``common``):
+        never the name of a hospital after a transfer cue ("transfer to ICU").
+    place_suffixes (Set[str]): endings of English place names ("ville", "chester").
+    place_prefixes (Set[str]): words that start place names ("north", "lake").
     """
 
     lists: Dict[str, List[str]]
     labels: Dict[str, str]
     common: Set[str] = field(default_factory=set)
+    clinical: Set[str] = field(default_factory=set)
+    place_suffixes: Set[str] = field(default_factory=set)
+    place_prefixes: Set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         missing = [k for k in self.lists if k not in self.labels]
@@ -156,16 +195,21 @@ def read_term_file(path) -> List[str]:
     return out
 
 
-def read_common_words(path, min_zipf: float) -> Set[str]:
-    """Words of ``common_words.tsv`` (word, Zipf frequency) at or above ``min_zipf``."""
+def read_common_words(path, min_zipf: float, ordinary_only: bool = False) -> Set[str]:
+    """Words of ``common_words.tsv`` (word, Zipf frequency, ordinary-word flag)
+    at or above ``min_zipf``; with ``ordinary_only`` only dictionary words (not
+    "ucla", "tylenol")."""
     out: Set[str] = set()
     with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
-            word, _, zipf = line.rstrip("\n").partition("\t")
-            if float(zipf or 0) >= min_zipf:
-                out.add(word.lower())
+            cols = line.rstrip("\n").split("\t")
+            if float(cols[1] if len(cols) > 1 else 0) < min_zipf:
+                continue
+            if ordinary_only and len(cols) > 2 and cols[2] == "0":
+                continue
+            out.add(cols[0].lower())
     return out
 
 
@@ -229,11 +273,15 @@ class GazetteerIndex:
     single (Dict[int, FrozenSet[str]]): one-token entry -> labels and ``key:<list>`` tags.
     multi (Dict[int, List[Tuple[Tuple[int, ...], str]]]): first token -> (all tokens, label).
     common (Set[int]): ordinary words.
+    clinical (Set[int]): clinical words and abbreviations.
     """
 
     single: Dict[int, FrozenSet[str]]
     multi: Dict[int, List[Tuple[Tuple[int, ...], str]]]
     common: Set[int]
+    clinical: Set[int] = field(default_factory=set)
+    place_suffixes: Tuple[str, ...] = ()
+    place_prefixes: FrozenSet[str] = frozenset()
 
     @classmethod
     def from_lists(cls, lists: GazetteerLists, make_doc) -> "GazetteerIndex":
@@ -248,7 +296,11 @@ class GazetteerIndex:
                 elif hashes:
                     multi.setdefault(hashes[0], []).append((hashes, label))
         common = {get_string_id(w) for w in lists.common}
-        return cls({h: frozenset(v) for h, v in single.items()}, multi, common)
+        clinical = {get_string_id(w) for w in lists.clinical}
+        return cls(
+            {h: frozenset(v) for h, v in single.items()}, multi, common, clinical,
+            tuple(sorted(lists.place_suffixes)), frozenset(lists.place_prefixes),
+        )
 
     def multi_matches(self, doc: Doc) -> List[Tuple[int, int, str]]:
         """(start, end, label) of every multi-token entry found in ``doc``."""
@@ -266,6 +318,9 @@ class GazetteerIndex:
             "single": [[h, sorted(tags)] for h, tags in self.single.items()],
             "multi": [[list(hashes), label] for entries in self.multi.values() for hashes, label in entries],
             "common": sorted(self.common),
+            "clinical": sorted(self.clinical),
+            "place_suffixes": list(self.place_suffixes),
+            "place_prefixes": sorted(self.place_prefixes),
         }
 
     @classmethod
@@ -273,7 +328,11 @@ class GazetteerIndex:
         multi: Dict[int, List[Tuple[Tuple[int, ...], str]]] = {}
         for hashes, label in data["multi"]:
             multi.setdefault(int(hashes[0]), []).append((tuple(int(h) for h in hashes), label))
-        return cls({int(h): frozenset(tags) for h, tags in data["single"]}, multi, {int(h) for h in data["common"]})
+        return cls(
+            {int(h): frozenset(tags) for h, tags in data["single"]}, multi, {int(h) for h in data["common"]},
+            {int(h) for h in data.get("clinical", [])},
+            tuple(data.get("place_suffixes", ())), frozenset(data.get("place_prefixes", ())),
+        )
 
 
 class Gazetteer:
@@ -296,12 +355,36 @@ class Gazetteer:
         """An ordinary word (or clinical term): an entry that is one needs context."""
         return get_string_id(word) in self.common
 
+    def ordinary(self, doc: Doc, i: int, mixed_case: bool) -> bool:
+        """``doc[i]`` reads as an ordinary word: a common word, a month or weekday,
+        or, in mixed-case text, a short all-capitals acronym ("ADA", "ELISA"; a
+        listed name only up to three letters)."""
+        t = doc[i]
+        if self.is_common(t.lower_) or t.lower_ in CALENDAR_WORDS:
+            return True
+        # a listed first name or surname in capitals is a name from four letters on ("HUNT, KARA")
+        limit = 3 if NAME in self.tags(t.lower_) else 5
+        return mixed_case and t.is_upper and len(t.text) <= limit
+
+    def eponym_after(self, doc: Doc, end: int) -> bool:
+        """The span ending at ``end`` names a disease, score or sign ("wilson's
+        disease", "gleason score", "stevens-johnson syndrome", "framingham risk score")."""
+        j = end
+        n = len(doc)
+        while j < n and (doc[j].lower_ in {"'s", "’s", "'", "-", "’"} or (j < end + 3 and NAME in self.tags(doc[j].lower_))):
+            j += 1
+        for k in range(j, min(j + 2, n)):
+            if doc[k].lower_ in EPONYM_HEADS:
+                return True
+        return False
+
     def tags(self, word: str) -> FrozenSet[str]:
         """Labels (and ``key:<list key>`` tags) of a one-token list entry."""
         return self.index.single.get(get_string_id(word), _NO_TAGS)
 
     def _name_token(self, doc: Doc, i: int) -> bool:
-        return NAME in self.tags(doc[i].lower_)
+        low = doc[i].lower_
+        return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS
 
     def _unknown_word(self, doc: Doc, i: int) -> bool:
         """A word that is no ordinary word: after a title it is taken as a name."""
@@ -309,14 +392,20 @@ class Gazetteer:
         return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_)
 
     # ------------------------------------------------------------------ names
-    def names(self, doc: Doc, mixed_case: bool) -> List[Span]:
+    def names(self, doc: Doc, mixed_case: bool) -> Tuple[List[Span], List[Span]]:
         """NAME spans: runs of name-list words (an initial may sit inside a run),
-        taken by the rules of the module docstring."""
+        taken by the rules of the module docstring; those after a title or role
+        word first (they win over a place of the same length: "daughter Ada")."""
+        titled_out: List[Span] = []
         out: List[Span] = []
         n = len(doc)
         i = 0
         while i < n:
             titled = _has_title_before(doc, i)
+            if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
+                # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
+                j = _prev_word(doc, i)
+                titled = doc[j].lower_.rstrip(".") not in CUE_UNIGRAMS
             if not (self._name_token(doc, i) or (titled and self._unknown_word(doc, i))):
                 i += 1
                 continue
@@ -325,27 +414,41 @@ class Gazetteer:
                 if self._name_token(doc, j) or (j == i + 1 and titled and self._unknown_word(doc, j) and self._name_token(doc, i)):
                     j += 1
                     continue
-                # a middle initial: "john a. smith", "john a smith"
-                if (
-                    len(doc[j].text) == 1 and doc[j].is_alpha and j + 1 < n
-                    and (self._name_token(doc, j + 1) or (doc[j + 1].text == "." and j + 2 < n and self._name_token(doc, j + 2)))
-                ):
-                    j += 2 if doc[j + 1].text != "." else 3
-                    continue
+                # a middle initial: "john a. smith", "john a smith", "Vanessa C. White"
+                if _INITIAL.match(doc[j].text) and j + 1 < n:
+                    nxt = j + 2 if doc[j + 1].text == "." else j + 1
+                    if nxt < n and self._name_token(doc, nxt):
+                        j = nxt + 1
+                        continue
                 break
             run = [k for k in range(i, j) if doc[k].is_alpha and len(doc[k].text) > 1]
-            if self._take_run(doc, i, j, run, titled, mixed_case):
-                j = self._extend_name(doc, i, j)
-                out.append(Span(doc, i, j, label=NAME))
+            if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
+                j = self._extend_name(doc, i, j, mixed_case)
+                (titled_out if titled else out).append(Span(doc, i, j, label=NAME))
             i = j
+        return titled_out, out + self._comma_partners(doc, titled_out + out)
+
+    def _comma_partners(self, doc: Doc, taken: List[Span]) -> List[Span]:
+        """"HUNT, KARA", "Smith, John": a list name on the other side of a comma
+        from a name that was taken is the rest of it."""
+        covered = {k for sp in taken for k in range(sp.start, sp.end)}
+        out: List[Span] = []
+        for sp in taken:
+            for k in (sp.start - 2, sp.end + 1):
+                comma = sp.start - 1 if k < sp.start else sp.end
+                if 0 <= k < len(doc) and doc[comma].text == "," and k not in covered and self._name_token(doc, k):
+                    covered.add(k)
+                    out.append(Span(doc, k, k + 1, label=NAME))
         return out
 
-    def _extend_name(self, doc: Doc, start: int, end: int) -> int:
+    def _extend_name(self, doc: Doc, start: int, end: int, mixed_case: bool = False) -> int:
         """A taken name goes on over a surname missing from the lists ("john
         kowalczyk": one word that is no ordinary word, after a first name) and a
         trailing initial ("dianne l.")."""
         n = len(doc)
-        if end - start == 1 and end < n and "key:first_names" in self.tags(doc[start].lower_) and self._unknown_word(doc, end):
+        if end - start == 1 and end < n and "key:first_names" in self.tags(doc[start].lower_) and (
+            self._unknown_word(doc, end) or (mixed_case and doc[start].is_title and doc[end].is_title and doc[end].is_alpha)
+        ):
             end += 1
         if end < n and _INITIAL.match(doc[end].text) and doc[end].lower_ not in {"a", "i"}:
             end += 1
@@ -356,7 +459,15 @@ class Gazetteer:
     def _take_run(self, doc: Doc, start: int, end: int, run: Sequence[int], titled: bool, mixed_case: bool) -> bool:
         if titled or _has_credential_after(doc, end):
             return True
-        plain = [k for k in run if not self.is_common(doc[k].lower_)]
+        # "maria g.", "JACK B.": a first name with an initial and its period
+        if (
+            end + 1 < len(doc) and _INITIAL.match(doc[end].text)
+            and (doc[end].text.endswith(".") or doc[end + 1].text == ".")
+            and any("key:first_names" in self.tags(doc[k].lower_) for k in run)
+            and doc[end].lower_ not in {"a", "i"}
+        ):
+            return True
+        plain = [k for k in run if not self.ordinary(doc, k, mixed_case)]
         if plain and len(run) >= 2:
             return True  # a full name with at least one word that is only a name
         if len(run) == 1:
@@ -377,8 +488,41 @@ class Gazetteer:
         names = sum(NAME in self.tags(t.lower_) for t in words)
         return creds >= 1 and creds + names == len(words)
 
+    def _place_like(self, doc: Doc, k: int, mixed_case: bool) -> bool:
+        """A listed city or name, a word with a place-name ending, or a capitalised
+        word that is no ordinary word in mixed-case text."""
+        t = doc[k]
+        if not t.is_alpha:
+            return False
+        tags = self.tags(t.lower_)
+        return bool(tags & {CITY, NAME}) or self._place_by_ending(t) or self._looks_named(doc, k, mixed_case)
+
+    def _place_by_ending(self, t) -> bool:
+        """"Barnesville", "Kathyton", "Lake Stephaniechester": a word of six letters
+        or more that is no ordinary word or clinical term and ends like an English
+        place name (endings in ``place_suffixes.txt``)."""
+        low = t.lower_
+        if len(low) < 6 or not t.is_alpha or self.is_common(low) or self.tags(low) & {NAME} and not low.endswith(("ville", "ton", "burgh")):
+            return False
+        return any(low.endswith(suf) and len(low) > len(suf) + 2 for suf in self.index.place_suffixes)
+
+    def places_by_form(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """CITY spans by form: a place-name ending ("Barnesville"), and a place
+        prefix before a name or such a word ("East Mary", "Port Katherineside")."""
+        out: List[Span] = []
+        n = len(doc)
+        for i, t in enumerate(doc):
+            if t.lower_ in self.index.place_prefixes and i + 1 < n and doc[i + 1].is_alpha:
+                nxt = doc[i + 1]
+                if (NAME in self.tags(nxt.lower_) or self._place_by_ending(nxt)) and (not mixed_case or (t.is_title and nxt.is_title)):
+                    out.append(Span(doc, i, i + 2, label=CITY))
+                    continue
+            if self._place_by_ending(t) and (not mixed_case or t.is_title or t.is_upper):
+                out.append(Span(doc, i, i + 1, label=CITY))
+        return out
+
     # ----------------------------------------------------------------- places
-    def places(self, doc: Doc) -> List[Span]:
+    def places(self, doc: Doc, mixed_case: bool = False) -> List[Span]:
         """CITY, STATE and COUNTY spans; an ambiguous one-word place needs a state
         after it or a location cue before it; after a location cue, a run of up to
         three unknown words (no ordinary word, no list entry) is taken as a CITY."""
@@ -399,7 +543,9 @@ class Gazetteer:
                 cands.append(Span(doc, i, end, label=CITY))
         out: List[Span] = []
         for span in cands:
-            ambiguous = all(self.is_common(t.lower_) for t in span if t.is_alpha)
+            ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
+            if self.eponym_after(doc, span.end):
+                continue
             if span.label_ == STATE and len(span) == 1 and ambiguous and not self._location_context(doc, span):
                 continue
             if ambiguous and span.label_ != STATE and not self._location_context(doc, span):
@@ -422,27 +568,55 @@ class Gazetteer:
 
     # -------------------------------------------------------------- hospitals
     def hospitals(self, doc: Doc, mixed_case: bool) -> List[Span]:
-        """HOSPITAL spans: name words + a hospital word, or a short name after a transfer cue."""
+        """HOSPITAL spans: name words + a hospital word, or a short name after a
+        transfer cue; ORG spans: name words + a company word ("loqate inc")."""
         out: List[Span] = []
         n = len(doc)
         lowers = [t.lower_ for t in doc]
         i = 0
         while i < n:
             tail = self._hospital_tail(lowers, i)
+            label = HOSPITAL
+            if not tail and lowers[i] in COMPANY_WORDS:
+                tail, label = 1, ORG
+                while i + tail < n and lowers[i + tail] in COMPANY_WORDS:  # "software inc."
+                    tail += 1
+                if i + tail < n and lowers[i + tail] == "." and lowers[i + tail - 1] in {"inc", "ltd", "corp", "co"}:
+                    tail += 1  # "INC." is two tokens in upper case
             if not tail:
                 i += 1
                 continue
             start = self._hospital_name_start(doc, i, mixed_case)
             # "Memorial Hospital", "General Hospital": a tail that names a hospital by itself
             standalone = tail > 1 and mixed_case and doc[i].is_title and lowers[i] in HOSPITAL_NAME_WORDS
-            if start < i or standalone:
-                out.append(Span(doc, start, i + tail, label=HOSPITAL))
+            if (start < i and self._distinctive(doc, start, i, mixed_case)) or (standalone and label == HOSPITAL):
+                end = i + tail
+                # "Mercy Hospital of Simmonsburgh"
+                if end + 1 < n and lowers[end] == "of" and self._place_like(doc, end + 1, mixed_case):
+                    end += 2
+                out.append(Span(doc, start, end, label=label))
             i += tail
         for i in range(n):
             if i >= 1 and (lowers[i - 1], lowers[i]) in TRANSFER_CUES:
-                span = self._after_transfer_cue(doc, i + 1)
-                if span is not None:
-                    out.append(span)
+                span = self._after_transfer_cue(doc, i + 1, mixed_case)
+            elif lowers[i] in TRANSFER_UNIGRAMS:
+                span = self._after_transfer_cue(doc, i + 1, mixed_case, weak=True)
+            else:
+                continue
+            if span is not None:
+                out.append(span)
+        # "Mount Sinai", "St. Mary's": a saint's or mountain's name alone
+        for i in range(n - 1):
+            if lowers[i] in {"mount", "mt", "mt.", "st", "st.", "saint"}:
+                k = i + 1 + (doc[i + 1].text == ".")
+                if k < n and self._hospital_name_word(doc, k, mixed_case) and doc[k].is_alpha and (
+                    NAME in self.tags(lowers[k]) or (mixed_case and doc[k].is_title and doc[i].is_title)
+                    or not self.is_common(lowers[k])
+                ):
+                    end = k + 1
+                    if end < n and lowers[end] in {"'s", "’s"}:
+                        end += 1
+                    out.append(Span(doc, i, end, label=HOSPITAL))
         return out
 
     def _hospital_tail(self, lowers: List[str], i: int) -> int:
@@ -454,19 +628,35 @@ class Gazetteer:
     def _hospital_name_word(self, doc: Doc, k: int, mixed_case: bool) -> bool:
         t = doc[k]
         low = t.lower_
-        if low in NOT_HOSPITAL_NAME or t.is_punct and low not in {"'s", "’s", "&", "."}:
+        if low in NOT_HOSPITAL_NAME or t.is_punct and low not in {"'s", "’s", "&", ".", "-"}:
             return False
-        if low in {"'s", "’s", "&"}:
+        if low in {"'s", "’s", "&", "-"}:
             return True
         if low == ".":
             return k > 0 and doc[k - 1].lower_ in {"st", "mt"}
         if low in HOSPITAL_NAME_WORDS or NAME in self.tags(low) or CITY in self.tags(low):
             return True
-        if not (t.is_alpha or "'" in t.text):
+        if not (t.is_alpha or "'" in t.text) or _SPECIALTY.search(low):
             return False
-        if mixed_case and t.is_title and not t.is_stop:
+        if mixed_case and (t.is_title or t.is_upper) and not t.is_stop and get_string_id(low) not in self.index.clinical:
             return True
         return not self.is_common(low) and not t.is_stop
+
+    def _distinctive(self, doc: Doc, start: int, end: int, mixed_case: bool) -> bool:
+        """A hospital's name needs one word that is not generic: a name or city
+        of the lists, a word that is no ordinary word, or a capitalised word in
+        mixed-case text ("st. luke's", "lahey", "Mercy"; not "community", "outside")."""
+        for k in range(start, end):
+            t = doc[k]
+            if not t.is_alpha:
+                continue
+            if NAME in self.tags(t.lower_) or CITY in self.tags(t.lower_):
+                return True
+            if mixed_case and t.is_title:
+                return True
+            if not self.is_common(t.lower_) and t.lower_ not in HOSPITAL_NAME_WORDS:
+                return True
+        return False
 
     def _hospital_name_start(self, doc: Doc, i: int, mixed_case: bool) -> int:
         start = i
@@ -475,24 +665,73 @@ class Gazetteer:
             start -= 1
             if doc[start].is_alpha:
                 words += 1
-        while start < i and doc[start].lower_ in {"'s", "’s", ".", "&"}:  # a name does not start with "'s" or "."
+        while start < i and doc[start].lower_ in {"'s", "’s", ".", "&", "-"}:  # a name does not start with "'s" or "."
             start += 1
         return start
 
-    def _after_transfer_cue(self, doc: Doc, i: int) -> Optional[Span]:
-        """A one- or two-word name after a transfer cue that is no ordinary word
-        ("transferred to mgh", "followed at lahey clinic")."""
-        if i >= len(doc):
+    def _looks_named(self, doc: Doc, k: int, mixed_case: bool) -> bool:
+        """An acronym or capitalised word in mixed-case text ("UCLA", "Baylor")
+        that is no ordinary word and no clinical term."""
+        t = doc[k]
+        if not mixed_case or not t.is_alpha or get_string_id(t.lower_) in self.index.clinical:
+            return False
+        if self.is_common(t.lower_):
+            return False
+        return (t.is_upper and 2 <= len(t.text) <= 6) or (t.is_title and not t.is_sent_start)
+
+    def _after_transfer_cue(self, doc: Doc, i: int, mixed_case: bool, weak: bool = False) -> Optional[Span]:
+        """A one- to three-word name after a transfer cue ("transferred to mgh",
+        "followed at lahey", "treated at UCLA", "seen at NYU Langone", "Cedars-Sinai");
+        after a one-word cue ("at", "from", "to") only an acronym or a capitalised
+        word in mixed-case text that no list has."""
+        n = len(doc)
+        if i >= n:
             return None
-        if doc[i].lower_ == "the" and i + 1 < len(doc):
+        if doc[i].lower_ == "the" and i + 1 < n:
             i += 1
         t = doc[i]
-        if not (t.is_alpha or "&" in t.text) or len(t.text) < 2 or self.is_common(t.lower_):
+        if not (t.is_alpha or "&" in t.text) or len(t.text) < 2 or _SPECIALTY.search(t.lower_):
+            return None
+        if get_string_id(t.lower_) in self.index.clinical:
+            return None
+        if weak:
+            # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
+            if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
+                return None
+        elif not (self._looks_named(doc, i, mixed_case) or not self.is_common(t.lower_)):
             return None
         end = i + 1
-        if end < len(doc) and doc[end].is_alpha and not self.is_common(doc[end].lower_):
-            end += 1
+        while end < n and end < i + 4:
+            if doc[end].text in {"-", "&"} and end + 1 < n and doc[end + 1].is_alpha:
+                end += 2
+            elif doc[end].is_alpha and (self._looks_named(doc, end, mixed_case) or not self.is_common(doc[end].lower_)):
+                end += 1
+            else:
+                break
         return Span(doc, i, end, label=HOSPITAL)
+
+    # ------------------------------------------------------- name by its form
+    def initialled_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """In mixed-case text, "Hanne I. Kreutzmann", "Shane M Culp": two
+        capitalised words that are no ordinary words around a capital initial,
+        whether the lists know the names or not."""
+        out: List[Span] = []
+        if not mixed_case:
+            return out
+        n = len(doc)
+        for i in range(1, n - 1):
+            t = doc[i]
+            if not (len(t.text.rstrip(".")) == 1 and t.text[0].isupper() and t.text[0].isalpha()):
+                continue
+            end = i + 1
+            if t.text == t.text.rstrip(".") and end < n and doc[end].text == ".":
+                end += 1
+            if end >= n:
+                continue
+            a, b = doc[i - 1], doc[end]
+            if all(w.is_alpha and w.is_title and len(w.text) > 1 and not self.is_common(w.lower_) for w in (a, b)):
+                out.append(Span(doc, i - 1, end + 1, label=NAME))
+        return out
 
     # ------------------------------------------------------------ user lists
     def others(self, doc: Doc) -> List[Span]:
@@ -511,11 +750,16 @@ class Gazetteer:
         letters = [c for c in doc.text if c.isalpha()]
         upper = sum(c.isupper() for c in letters)
         mixed_case = bool(letters) and 0.05 < upper / len(letters) < 0.6
-        spans = self.others(doc) + self.hospitals(doc, mixed_case) + self.places(doc) + self.names(doc, mixed_case)
+        titled, names = self.names(doc, mixed_case)
+        spans = (
+            self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
+            + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case)
+        )
         return filter_spans(spans)
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+_CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
@@ -544,11 +788,14 @@ def load_lists(
     read = {key: read_term_file(asset_path(path)) for key, path in lists.items()}
     common: Set[str] = set()
     if common_words:
-        common |= read_common_words(asset_path(common_words), min_zipf)
-    if clinical_terms:
-        common |= set(read_term_file(asset_path(clinical_terms)))
+        common |= read_common_words(asset_path(common_words), min_zipf, ordinary_only=True)
+    clinical: Set[str] = set(read_term_file(asset_path(clinical_terms))) if clinical_terms else set()
     all_labels = {**LIST_LABELS, **dict(labels)}
-    return GazetteerLists(lists=read, labels={k: all_labels[k] for k in read if k in all_labels}, common=common)
+    return GazetteerLists(
+        lists=read, labels={k: all_labels[k] for k in read if k in all_labels}, common=common | clinical, clinical=clinical,
+        place_suffixes=set(read_term_file(asset_path(PLACE_SUFFIXES))),
+        place_prefixes=set(read_term_file(asset_path(PLACE_PREFIXES))),
+    )
 
 
 def iter_words(lists: GazetteerLists) -> Iterable[str]:

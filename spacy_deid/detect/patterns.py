@@ -15,6 +15,7 @@ value alone. Such patterns carry ``"id": "value"``; the ents filter
 to its first..last token containing a digit (an opening parenthesis or ``+``
 directly before the first digit token is kept).
 """
+import re
 from typing import Callable, Dict, Iterable, List
 
 from spacy.tokens import Span
@@ -89,6 +90,7 @@ _PHONE_BASES: List[List[Dict]] = [
     [_D(3), _HY, _D(3), _HY, _LAST4],
     [{"TEXT": {"REGEX": r"(?i)^\d{3}\.\d{3}\.\d{4}(x\d{1,5})?$"}}],
     [{"TEXT": {"REGEX": r"^\+?1?\d{10}$"}}],
+    [{"TEXT": {"REGEX": r"^\+\d{10,14}$"}}],
     [{"TEXT": {"REGEX": r"^\+1$"}}, {"TEXT": {"REGEX": r"^\(?\d{3}\)?$"}}, {"TEXT": {"REGEX": r"^[\d\-\.]{7,8}$"}}],
     [{"TEXT": {"REGEX": r"^\+1$"}}, {"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _LAST4],
     [{"TEXT": {"REGEX": r"^\+?1$"}}, _HY, _D(3), _HY, _D(3), _HY, _LAST4],
@@ -101,8 +103,41 @@ _SHORT_PHONES: List[List[Dict]] = [
     [{"TEXT": {"REGEX": r"(?i)^x?\d{3,7}$"}}],
     [{"TEXT": {"REGEX": r"(?i)^x?\d$"}}, _HY, _D(4)],
 ]
+# phone numbers written in other national forms ("0688 872 49 99", "60-56-85-91",
+# "(08) 8747 6301", "+46 (0)8 928 571 38"): digit groups, checked by ``_loose_phone_ok``
+_GROUP = {"TEXT": {"REGEX": r"(?i)^(\(?\+?\d{1,7}\)?|\(?0\)\d{1,4}|\d{1,4}\)\d{2,4}|\d{4}x\d{1,5})$"}}
+_SEP = {"TEXT": {"IN": ["-", ".", "(", ")"]}, "OP": "?"}
+_JOIN = {"TEXT": {"IN": ["-", "."]}}
+_LEAD = {"TEXT": {"REGEX": r"^(\(?0\d{0,4}\)?|\+\d{1,7}|\(0\)\d{1,4})$"}}
+# three to six groups that start with 0, + or "(", any separators; or four to six
+# groups joined by "-" or "." (a separator is always followed by a group)
+_LOOSE_PHONES: List[List[Dict]] = [
+    *([{"TEXT": "(", "OP": "?"}, _LEAD] + [_SEP, _GROUP] * (n - 1) for n in range(3, 7)),
+    *([_GROUP] + [_JOIN, _GROUP] * (n - 1) for n in range(4, 7)),
+]
+_DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
+LOOSE_PHONE_ID = "loose_phone"
+LAST_ID = "last"  # the value is the match's last token
+# an identifier after its cue, in any of the shapes record numbers take ("12345-JS",
+# "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
+# cue words are trimmed off, the whole value kept
+ID_VALUE_ID = "id_value"
+_ID_RUN_CUES = ["mrn", "mr", "mrn#", "mr#", "pid", "id", "record", "number", "acct", "account", "policy", "member"]
+_ID_HEAD = {"TEXT": {"REGEX": r"(?i)^(#?[a-z]{0,6}\d[a-z0-9]*(-[a-z0-9]+)*|#?[a-z]{1,6}(-[a-z0-9]*\d[a-z0-9]*)+)$"}}
+_ID_TAIL = [{"TEXT": {"IN": ["-", "/"]}}, {"TEXT": {"REGEX": r"(?i)^[a-z0-9]{1,12}$"}}]
+_ID_RUNS = [[_ID_HEAD, *(_ID_TAIL * n)] for n in range(4)]
 _PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["call"], ["contact"], ["number"], ["home"], ["work"]]
 _PAGER_CUES = [["pager"], ["pgr"], ["beeper"], ["beep"]]
+
+
+def _usps_suffixes() -> List[str]:
+    """The USPS street suffixes shipped in ``assets/gazetteers/street_suffixes.txt``."""
+    from spacy_deid.resources import ASSET_DIR
+
+    path = ASSET_DIR / "gazetteers" / "street_suffixes.txt"
+    return sorted(
+        line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")
+    )
 
 
 def _cue(words: List[str], value: List[Dict], label: str) -> Dict:
@@ -148,10 +183,22 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after"]}},
         {"LOWER": {"IN": _FULL_MONTHS}},
     ]},
+    # holidays name a day of the year: "christmas", "labor day", "new year's eve"
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}]},
+    {"label": "DATE", "pattern": [
+        {"LOWER": {"IN": ["labor", "memorial", "independence", "veterans", "columbus", "presidents", "mother", "father", "valentine"]}},
+        {"LOWER": {"IN": ["'s", "’s"]}, "OP": "?"},
+        {"LOWER": "day"},
+    ]},
+    {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["'s", "’s"]}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
+    # a weekday written out: "on Tuesday", "SATURDAY"
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, {"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     # PHONE; FAX when a fax cue comes first
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
+    *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
+    {"label": "PHONE", "pattern": [_DOTTED_PHONE]},
     *(_cue(["fax"], p, "FAX") for p in _PHONES),
     *(_cue(["faxed", "to"], p, "FAX") for p in _PHONES),
     *(_cue(cue, p, "PHONE") for cue in _PHONE_CUES for p in _SHORT_PHONES[:1]),
@@ -194,6 +241,24 @@ PHI_PATTERNS: List[Dict] = [
     # IP addresses
     {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$"}}]},
     {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"(?i)^[0-9a-f]{1,4}(:[0-9a-f]{0,4}){4,7}$"}}]},
+    *(
+        {"label": "IDNUM" if cue not in ("mrn", "mr", "mrn#", "mr#", "record") else "MRN", "id": ID_VALUE_ID,
+         "pattern": [*({"LOWER": w} for w in cue_words), _PUNCT_OPT, *run]}
+        for cue in _ID_RUN_CUES
+        for run in _ID_RUNS
+        for cue_words in ([cue], ["i", "d"]) if cue == "id" or cue_words == [cue]
+    ),
+    # user names after their cue: "signed: cchavez71", "user jdoe", "login: t.hernand"
+    *(
+        {"label": "USERNAME", "id": LAST_ID, "pattern": [*({"LOWER": w} for w in cue), *sep, value]}
+        for cue in (["username"], ["user"], ["userid"], ["login"], ["signed"], ["entered", "by"], ["author"],
+                    ["dictated", "by"], ["transcribed", "by"])
+        # a user name with a digit after the cue, any user name after "cue:"
+        for sep, value in (
+            ([{"TEXT": {"IN": [":", "#"]}, "OP": "?"}], {"TEXT": {"REGEX": r"(?i)^[a-z][a-z._\-]*\d[a-z0-9._\-]*$"}}),
+            ([{"TEXT": ":"}], {"TEXT": {"REGEX": r"(?i)^[a-z][a-z0-9._\-]{2,30}$"}}),
+        )
+    ),
     # DEVICE serial and lot numbers
     _cue(["serial", "number"], [{"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}], "DEVICE"),
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
@@ -226,24 +291,72 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": _STREET_SUFFIXES}},
         {"TEXT": ".", "OP": "?"},
     ]},
+    # any USPS suffix after a house number of two or more digits: "9629 richard lake", "018 robert fields"
+    {"label": "STREET", "pattern": [
+        {"TEXT": {"REGEX": r"(?i)^\d{2,6}[a-z]?$"}},
+        {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
+        {"TEXT": {"REGEX": r"(?i)^[a-z][a-z'\-]+$"}, "IS_STOP": False, "OP": "{1,3}"},
+        {"LOWER": {"IN": _usps_suffixes()}},
+    ]},
     {"label": "STREET", "pattern": [
         {"LOWER": {"IN": ["apt", "apartment", "suite", "ste", "unit", "po", "p.o.", "psc", "box", "bldg", "building"]}},
         {"LOWER": {"IN": [".", "box", "#", "no", "no."]}, "OP": "*"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
     {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
+    # streets written the European way: "rue de la paix 12", "friedhofstrasse 33"
+    {"label": "STREET", "pattern": [
+        {"LOWER": {"IN": ["rue", "rua", "calle", "avenida", "strada", "viale", "piazza", "carrer", "calea", "avenue"]}},
+        {"IS_ALPHA": True, "OP": "{1,3}"},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    {"label": "STREET", "pattern": [
+        {"TEXT": {"REGEX": r"(?i)^[^\W\d_]{2,}(strasse|straße|weg|gasse|gade|vej|gatan|vägen|laan|straat|plein|utca|ulica|allee)$"}},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
 ]
 
 VALUE_ID = "value"
 MONTH_ID = "month"
 
 
+_ID_HEAD_RE = re.compile(_ID_HEAD["TEXT"]["REGEX"])
+
+
+def _loose_phone_ok(span: Span, others: List[Span]) -> bool:
+    """A run of digit groups is a phone number when it has 8 to 15 digits, no
+    other pattern (a date, a known phone shape) overlaps it, and it does not read
+    as a list of numbers: it starts with ``0``, ``+`` or ``(``, or its groups are
+    joined by ``-``/``.``."""
+    digits = sum(c.isdigit() for c in span.text)
+    if not 8 <= digits <= 15 or span[-1].text in {"-", ".", "("}:
+        return False
+    # another pattern wins unless this run holds it and is longer ("001-518-640-0854")
+    for o in others:
+        if o.start < span.end and span.start < o.end and not (span.start <= o.start and o.end <= span.end and len(o) < len(span)):
+            return False
+    groups = re.findall(r"\d+", span.text)
+    if len(groups) == 2 and all(len(g) == 4 and int(g[:2]) < 24 and int(g[2:]) < 60 for g in groups):
+        return False  # a shift or a time range: "0700-1900"
+    first = span[0].text
+    joined = any(t.text in {"-", "."} for t in span)
+    return first[:1] in {"0", "+", "("} or joined
+
+
 def trim_to_value(span: Span) -> Span:
     """The part of a cue+value match that is the value: from the first to the last
     token with a digit; a ``+`` right before the first one is kept, and a ``(``
     when its ``)`` is inside the value (a phone's area code)."""
-    if span.id_ == MONTH_ID:  # "in march": the month alone
+    if span.id_ in (MONTH_ID, LAST_ID):  # "in march": the month alone; "user: jdoe": the name
         return Span(span.doc, span.end - 1, span.end, label=span.label_, span_id=span.id_)
+    if span.id_ == ID_VALUE_ID:  # cue words off, the whole value kept ("12345-JS")
+        start, end = span.start, span.end
+        doc = span.doc
+        while start < end and not any(c.isdigit() for c in doc[start].text) and not _ID_HEAD_RE.match(doc[start].text):
+            start += 1
+        while end > start and doc[end - 1].text in {"-", "/"}:
+            end -= 1
+        return Span(doc, start, end, label=span.label_, span_id=span.id_)
     digits = [t.i for t in span if any(c.isdigit() for c in t.text)]
     if not digits:
         return span
@@ -261,7 +374,12 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     """Resolve the ruler's matches: longest match first among the matches (cue
     included), then ``value`` matches trimmed to their value, then merged with the
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
-    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID) else s for s in filter_spans(list(spans))]
+    spans = list(spans)
+    others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
+    spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
+    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID) else s for s in filter_spans(spans)]
+    # an identifier has at least three digits ("number 2", "id 1" are not one)
+    chosen = [s for s in chosen if s.id_ != ID_VALUE_ID or (len(s) and sum(c.isdigit() for c in s.text) >= 3)]
     entities = list(entities)
     if not prioritize_existing:
         return filter_spans(chosen + entities)

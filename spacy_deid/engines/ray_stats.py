@@ -40,6 +40,7 @@ import numpy as np
 from spacy.language import Language
 
 from spacy_deid.io.records import FatalError, iter_lines, parse_line, scan_chunks
+from spacy_deid.detect.gazetteers import COMMON_WORDS
 from spacy_deid.engines.local import import_code
 
 RECORDS_READER = "spacy_deid.io.records.v1"
@@ -220,7 +221,7 @@ def corpus_source(nlp: Language, name: str) -> Tuple[Path, int]:
 
 
 def _fit_frequency(proc, nlp: Language, ray_stats: RayStats, *, corpus=None, whitelist=None, blacklist=None,
-                   confidence_path=None) -> None:
+                   confidence_path=None, common_words=COMMON_WORDS) -> None:
     """``FrequencyMasker.initialize`` with the counting (``count_block``) on Ray
     actors and the masker's own reduce (``fit_counts``) on the driver."""
     from spacy_deid.util import require_corpus
@@ -233,6 +234,7 @@ def _fit_frequency(proc, nlp: Language, ray_stats: RayStats, *, corpus=None, whi
             for row in ray_stats.dataset(nlp, proc.name, path, limit, "frequency").iter_rows():
                 yield block_from_row(row)
 
+    proc.set_common_words(common_words)
     proc.fit_counts(nlp, corpus, blocks(), whitelist=whitelist, blacklist=blacklist,
                     confidence_path=confidence_path, engine="Ray")
 
