@@ -146,3 +146,31 @@ def test_deid_workflow_on_a_users_corpus_without_gold_spans(tmp_path):
     # a second run reuses the NER: every step is up to date
     res = subprocess.run(args, cwd=fresh, capture_output=True, text=True, env=_env(), timeout=900)
     assert res.returncode == 0 and "Skipping 'train_ner'" in res.stdout + res.stderr
+
+
+def test_deid_workflow_trains_its_own_ner():
+    """`deid` makes the PHI NER it uses (on generated notes of every style, with case
+    variants) before it assembles the pipeline, so it needs no `all` run first."""
+    import srsly
+
+    proj = srsly.read_yaml(ROOT / "project.yml")
+    deid = proj["workflows"]["deid"]
+    for step in ("generate", "split", "augment", "train_ner"):
+        assert step in deid and deid.index(step) < deid.index("deid_assemble"), step
+    cmds = {c["name"]: c for c in proj["commands"]}
+    assert proj["vars"]["ner_pipeline"] in cmds["train_ner"]["outputs"]
+    assert proj["vars"]["ner_pipeline"] in [d.replace("${vars.ner_pipeline}", proj["vars"]["ner_pipeline"])
+                                            for d in cmds["deid_assemble"]["deps"]]
+    assert "--case-variants" in cmds["augment"]["script"][0]
+    assert "--style ${vars.style}" in cmds["generate"]["script"][0] and proj["vars"]["style"] == "mixed"
+
+
+def test_ner_config_reads_no_static_vectors():
+    """The PHI NER runs the same under any pipeline's vectors: it reads none."""
+    from spacy.util import load_config
+
+    from spacy_deid.resources import config_path
+
+    cfg = load_config(config_path("ner_tok2vec.cfg"))
+    assert cfg["components"]["tok2vec"]["model"]["embed"]["include_static_vectors"] is False
+    assert cfg["initialize"]["vectors"] is None
