@@ -291,6 +291,11 @@ def detector_flagged_words(nlp: Language, name: str, records: Iterable[Record], 
 
     from spacy.util import minibatch
 
+    from spacy_deid.surrogates.places import ORG_DESCRIPTORS, ORG_KINDS
+
+    # the kind and descriptor words of a facility name ("Family", "Practice" of
+    # "Mason Family Practice") are kept by its surrogate too: they identify nobody
+    generic = ORG_DESCRIPTORS | {k for k in ORG_KINDS if " " not in k}
     procs = [(n, p) for n, p in upstream_pipes(nlp, name) if nlp.get_pipe_meta(n).factory not in TRAINED_TIER]
     words: Set[str] = set()
     word = re.compile(r"\w+")
@@ -301,7 +306,8 @@ def detector_flagged_words(nlp: Language, name: str, records: Iterable[Record], 
                 docs = proc.pipe(docs, batch_size=batch_size) if hasattr(proc, "pipe") else (proc(d) for d in docs)
             for doc in docs:
                 for span in flagged_spans(doc):
-                    words.update(w.lower() for w in word.findall(span.text))
+                    found = [w.lower() for w in word.findall(span.text)]
+                    words.update(w for w in found if len(found) == 1 or w not in generic)
     return words
 
 

@@ -120,10 +120,14 @@ def file_digest(path: Union[str, Path], block: int = 1 << 20) -> str:
 
 def pipeline_digest(pipeline: Union[str, Path, Language]) -> str:
     """A digest of a pipeline: of every file of its directory (package: its data
-    directory), or, for a loaded pipeline, of its config and meta."""
+    directory), or, for a pipeline built in memory, of its config and meta. A
+    pipeline loaded from a directory is digested as that directory, so a run
+    started from the CLI can be resumed in Python and the other way round."""
     import spacy
 
     h = hashlib.sha256()
+    if isinstance(pipeline, Language) and pipeline.path is not None and Path(pipeline.path).is_dir():
+        pipeline = Path(pipeline.path)
     if isinstance(pipeline, Language):
         h.update(pipeline.config.to_str().encode("utf8"))
         h.update(repr(sorted((k, str(v)) for k, v in pipeline.meta.items())).encode("utf8"))
