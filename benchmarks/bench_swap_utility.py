@@ -20,7 +20,7 @@ For each variant the whole corpus is sanitised in one run (fit on the corpus, th
 Variants: raw; doc_swapper with each method; frequency_masker alone and
 frequency_masker + doc_swapper (the masker's default config, spacy_deid/configs/frequency.cfg),
 when the frequency_masker is importable. The mlm_resampler needs a masked-LM
-directory and is not part of this benchmark (left for the evaluation issue).
+directory and is not part of this benchmark (see bench_datasifter.py).
 
 Usage:
     python benchmarks/bench_swap_utility.py --data DATA/mtsamples.jsonl \
@@ -149,7 +149,7 @@ def main(argv=None) -> int:
                 ("frequency_masker", None, 0, True),
                 ("frequency_masker + swap rake_keyphrase q=3", "rake_keyphrase", 3, True),
             ]
-        except ImportError as err:  # the component is another issue's; say so
+        except ImportError as err:  # say which variants are skipped
             print(f"frequency_masker not available ({err}); its variants are skipped", file=sys.stderr)
     results = []
     for name, method, q, upstream in variants:

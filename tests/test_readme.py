@@ -57,7 +57,8 @@ FORBIDDEN = [
     re.compile(r"\bclaims?\b", re.I),
     re.compile(r"\b" + "SP" + r"EC\b"),
     re.compile("SP" + r"EC\.md|" + "DES" + r"IGN\.md"),
-    re.compile(r"\bissues? #?\d+", re.I),
+    re.compile(r"\bissues?[ -]#?\d+", re.I),
+    re.compile(r"\bthe seed's\b", re.I),
     re.compile(r"\ble" + r"nt\b", re.I),
     re.compile(r"\.\./sha" + "red|/work/sha" + "red"),
 ]

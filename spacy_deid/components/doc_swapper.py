@@ -131,7 +131,7 @@ def make_doc_swapper(
     k_candidates (List[int]): the K values tried by the silhouette sweep.
     n_features (int): hashing space of D(W).
     min_df (int): features in fewer documents are dropped before anything is stored.
-    sample_size (int): partner candidates sampled per document (the seed's 1,000).
+    sample_size (int): partner candidates sampled per document (DataSifterText's 1,000).
     closest_fraction (float): the partner is drawn among this share of closest candidates.
     pool_size (int): documents buffered per cluster before its pool is processed.
     max_buffer (int): documents held for reordering; when exceeded, the oldest
@@ -676,7 +676,7 @@ class DocSwapper(Pipe):
             entry.rendering = entry.vector = None  # only the Doc waits for its turn to be yielded
 
     def choose_partner(self, index: int, similarity: np.ndarray, rng: np.random.Generator) -> int:
-        """The seed's partner choice for document ``index`` of a pool.
+        """DataSifterText's partner choice for document ``index`` of a pool.
 
         Samples min(sample_size, n - 1) other documents, computes their cosine
         distance (1 - cosine similarity of L2-normalised D(W) rows; a document with

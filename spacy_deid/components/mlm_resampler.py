@@ -50,7 +50,7 @@ _MODEL_FILE_SUFFIXES = (".json", ".txt", ".safetensors", ".model")
 
 # What the cap ``max_mask_fraction`` is a share of: the maskable content words
 # (tokens neither protected nor stop word/punctuation/whitespace, plus forced
-# tokens), or every non-whitespace token (the seed's T).
+# tokens), or every non-whitespace token (DataSifterText's T).
 MASK_FRACTION_OF = ("content", "tokens")
 
 DEFAULT_CONFIG: Dict[str, Any] = {
@@ -91,10 +91,10 @@ DEFAULT_CONFIG: Dict[str, Any] = {
 
 
 def mask_probability(coef: float, focus: bool, p_w: float = 0.5, p_n: float = 0.75) -> float:
-    """The seed's masking probability of one unprotected token (lines 7-12).
+    """DataSifterText's masking probability of one unprotected token.
 
     coef (float): the current spreading coefficient.
-    focus (bool): whether the token is a focus term (the seed's "whitelist").
+    focus (bool): whether the token is a focus term (DataSifterText's "whitelist").
     p_w (float): the focus-term parameter.
     p_n (float): the parameter of every other token.
     RETURNS (float): p = 1 - p_w * coef (focus) or 1 - p_n * coef, clipped to [0, 1].
@@ -131,7 +131,7 @@ def datasifter_mask(
     Differences from the seed, on purpose: masking stops as soon as
     ``floor(max_mask_fraction * T)`` tokens of ``cap_base`` are masked (the seed
     finishes the pass and can overshoot), and passes stop when no token is
-    eligible any more (the seed's ``while`` never ends when too few tokens can be
+    eligible any more (DataSifterText's ``while`` never ends when too few tokens can be
     masked); ``max_passes`` is a last bound. Forced tokens (edited upstream) are
     always masked and count towards the cap, but are never un-masked by it.
 

@@ -278,7 +278,7 @@ def load_pseudonymizer(
 
 
 def load_sampler(model: Union[str, Path], device: str = "cpu") -> Any:
-    """The issue-4 MLM sampler on a local Hugging Face masked-LM directory."""
+    """The MLM sampler on a local Hugging Face masked-LM directory (e.g. `pretrain`'s)."""
     path = Path(model)
     if not path.exists():
         raise FatalError(f"MLM directory not found: {path}")
