@@ -24,12 +24,12 @@ document without one; the corpus for clinicians), dates by patient, identifiers,
 contacts, places and organisations by the corpus.
 """
 import re
+import warnings
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
-from wasabi import msg
 
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
@@ -172,9 +172,11 @@ class PhiReplacer(Pipe):
         self.locale = locale
         salt, from_env = read_salt(salt_env)
         if not from_env:
-            msg.warn(
+            # a warning on stderr: stdout belongs to the user's program
+            warnings.warn(
                 f"[{name}] ${salt_env} is unset: a random salt is used, so surrogates and date shifts "
-                f"are consistent within this run only"
+                f"are consistent within this run only",
+                stacklevel=2,
             )
         self._salt = salt
         self.keyer = Keyer(salt)
