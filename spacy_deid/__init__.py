@@ -12,7 +12,7 @@ from spacy_deid.io import readers  # noqa: F401  (registers readers and term lis
 from spacy_deid.detect import patterns  # noqa: F401  (PHI patterns and the ents filter)
 from spacy_deid.policies import keyphrases  # noqa: F401  (RAKE and TextRank policies)
 from spacy_deid.components import frequency_masker, mlm_resampler, similarity_filter, doc_swapper, phi_replacer  # noqa: F401
-from spacy_deid.components import phi_gazetteer  # noqa: F401
+from spacy_deid.components import indexed_ruler, phi_gazetteer  # noqa: F401
 from spacy_deid.train import augment  # noqa: F401  (registered augmenters)
 
 install_extensions()

@@ -71,7 +71,7 @@ def test_init_ner_sources_tok2vec_and_ner(tmp_path):
     config = load_config("default", overrides={"components.mlm_resampler.p_n": 0.5}, ner=tmp_path / "ner")
     assert config["nlp"]["pipeline"][:3] == ["tok2vec", "ner", "phi_ruler"]
     assert config["components"]["ner"] == {"source": str(tmp_path / "ner")}
-    assert config["components"]["phi_ruler"]["factory"] == "span_ruler"  # ours, not the NER's
+    assert config["components"]["phi_ruler"]["factory"] == "indexed_span_ruler"  # ours, not the NER's
     nlp = util.load_model_from_config(config, auto_fill=True)
     assert nlp.pipe_names[:3] == ["tok2vec", "ner", "phi_ruler"]
     with pytest.raises(ValueError, match="no 'ner'"):
