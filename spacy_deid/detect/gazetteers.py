@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from spacy.attrs import LOWER
 from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -305,7 +306,7 @@ class GazetteerIndex:
     def multi_matches(self, doc: Doc) -> List[Tuple[int, int, str]]:
         """(start, end, label) of every multi-token entry found in ``doc``."""
         out: List[Tuple[int, int, str]] = []
-        lowers = [t.lower for t in doc]
+        lowers = doc.to_array(LOWER).tolist() if len(doc) else []
         for i, h in enumerate(lowers):
             for hashes, label in self.multi.get(h, ()):
                 if tuple(lowers[i : i + len(hashes)]) == hashes:
@@ -344,6 +345,10 @@ class Gazetteer:
     def __init__(self, index: "GazetteerIndex") -> None:
         self.index = index
         self.common = index.common
+        # are there entries of a label of their own (a user's wards, staff)? (``others`` is skipped if not)
+        self._other_labels = any(label not in _BUILT_IN for _, label in (e for es in index.multi.values() for e in es)) or any(
+            label not in _BUILT_IN and not label.startswith("key:") for tags in index.single.values() for label in tags
+        )
 
     @classmethod
     def from_lists(cls, lists: GazetteerLists, make_doc) -> "Gazetteer":
@@ -401,6 +406,9 @@ class Gazetteer:
         n = len(doc)
         i = 0
         while i < n:
+            if not (self._name_token(doc, i) or self._unknown_word(doc, i)):
+                i += 1  # no name starts here, titled or not (the title test costs more)
+                continue
             titled = _has_title_before(doc, i)
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
@@ -504,7 +512,8 @@ class Gazetteer:
         low = t.lower_
         if len(low) < 6 or not t.is_alpha or self.is_common(low) or self.tags(low) & {NAME} and not low.endswith(("ville", "ton", "burgh")):
             return False
-        return any(low.endswith(suf) and len(low) > len(suf) + 2 for suf in self.index.place_suffixes)
+        suffixes = self.index.place_suffixes
+        return low.endswith(suffixes) and any(low.endswith(suf) and len(low) > len(suf) + 2 for suf in suffixes)
 
     def places_by_form(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """CITY spans by form: a place-name ending ("Barnesville"), and a place
@@ -620,7 +629,7 @@ class Gazetteer:
         return out
 
     def _hospital_tail(self, lowers: List[str], i: int) -> int:
-        for tail in HOSPITAL_TAILS:
+        for tail in _TAILS_BY_FIRST.get(lowers[i], ()):
             if tuple(lowers[i : i + len(tail)]) == tail:
                 return len(tail)
         return 1 if lowers[i] in HOSPITAL_WORDS else 0
@@ -737,6 +746,8 @@ class Gazetteer:
     def others(self, doc: Doc) -> List[Span]:
         """Matches of lists with any other label (a user's wards, clinics, staff):
         taken wherever they occur."""
+        if not self._other_labels:
+            return []
         out = [Span(doc, s, e, label=label) for s, e, label in self.index.multi_matches(doc) if label not in _BUILT_IN]
         for i, tok in enumerate(doc):
             for label in self.tags(tok.lower_):
@@ -759,6 +770,10 @@ class Gazetteer:
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+# HOSPITAL_TAILS by their first word, in their order (the first that fits is taken)
+_TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
+for _tail in HOSPITAL_TAILS:
+    _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 _STATE_CODES = frozenset("""
