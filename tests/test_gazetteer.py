@@ -152,3 +152,53 @@ def test_unknown_town_after_a_location_cue(nlp):
     spans = [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
     assert ("Tollinsby", "CITY") in spans and ("karvelport", "CITY") in spans
     assert not [t for t, _ in spans if t in ("a", "house", "with")]
+
+
+def _with_ents(nlp, text, ents):
+    """A Doc of ``text`` with NER entities (text, label) set, then the gazetteer run."""
+    from spacy.tokens import Span
+
+    doc = nlp.make_doc(text)
+    spans = []
+    for ent_text, label in ents:
+        start = text.index(ent_text)
+        spans.append(doc.char_span(start, start + len(ent_text), label=label, alignment_mode="expand"))
+    doc.ents = spans
+    return nlp.get_pipe("phi_gazetteer")(doc)
+
+
+@pytest.mark.parametrize(
+    "text,ent,kept",
+    [
+        ("Hello I moved here last year.", ("Hello I moved", "HOSPITAL"), False),
+        ("Please block my card now.", ("card", "DOCTOR"), False),
+        ("We love the volunteer community orchestra.", ("volunteer community orchestra", "HOSPITAL"), False),
+        ("Is it done yet?", ("yet?", "DATE"), False),
+        ("Transferred to Mercy for cath.", ("Mercy", "HOSPITAL"), True),
+        ("TRANSFERRED TO MERCY FOR CATH.", ("MERCY", "HOSPITAL"), True),
+        ("Dr. Green aware of sbp 85.", ("Green", "DOCTOR"), True),
+        ("Spoke with Kowalczyk today.", ("Kowalczyk", "DOCTOR"), True),
+        ("seen on march 3rd", ("march 3rd", "DATE"), True),
+        ("Lives at 12 Oak Road.", ("12 Oak Road", "STREET"), True),
+        ("Seen at the Gravemoor Center.", ("Gravemoor Center", "HOSPITAL"), True),
+        ("MRN 889911 noted.", ("889911", "MEDICALRECORD"), True),
+        ("I want to add more.", ("add", "HOSPITAL"), False),
+    ],
+)
+def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):
+    doc = _with_ents(nlp, text, [ent])
+    assert bool(doc.ents) == kept, [(e.text, e.label_) for e in doc.ents]
+    assert bool(doc.spans.get("phi_ner_rejected", [])) == (not kept)
+
+
+def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    nlp.initialize()
+    doc = _with_ents(nlp, "Call Mary? She knows.", [("Mary?", "PATIENT")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("Mary", "PATIENT")]
+    off = spacy.blank("en")
+    off.add_pipe("phi_gazetteer", config={"filter_ents": False})
+    off.initialize()
+    doc = _with_ents(off, "Please block my card now.", [("card", "DOCTOR")])
+    assert [e.text for e in doc.ents] == ["card"] and "phi_ner_rejected" not in doc.spans

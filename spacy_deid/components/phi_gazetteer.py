@@ -16,7 +16,7 @@ from typing import Dict, Iterable, Iterator, Optional
 import srsly
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from thinc.api import Config
 
 from spacy_deid.detect.gazetteers import (
@@ -31,6 +31,7 @@ from spacy_deid.detect.gazetteers import (
     PLACE_LABELS,
     load_lists,
 )
+from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.util import pipe_each
 
 # A listed name or place at least this frequent as an English word ("will",
@@ -49,31 +50,53 @@ DEFAULT_CONFIG_STR = """
 [phi_gazetteer]
 spans_key = "phi_gazetteer"
 min_zipf = 3.0
+filter_ents = true
+rejected_key = "phi_ner_rejected"
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
-def make_phi_gazetteer(nlp: Language, name: str, spans_key: str, min_zipf: float) -> "PhiGazetteer":
+def make_phi_gazetteer(
+    nlp: Language, name: str, spans_key: str, min_zipf: float, filter_ents: bool, rejected_key: str
+) -> "PhiGazetteer":
     """Create a phi_gazetteer (see the module docstring).
 
     spans_key (str): the span group the matches are written to.
     min_zipf (float): a list entry whose Zipf frequency as an English word is at
         least this is an ordinary word ("will", "rose") and is taken only in context.
+    filter_ents (bool): drop the entities of an upstream NER that cannot be PHI
+        of their category by their form (``Gazetteer.plausible_entity``: "Hello I
+        moved" as a HOSPITAL, "card" as a DOCTOR); they go to ``doc.spans[rejected_key]``.
+    rejected_key (str): the span group of the dropped entities (for review).
     RETURNS (PhiGazetteer): the component.
     """
-    return PhiGazetteer(nlp, name=name, spans_key=spans_key, min_zipf=min_zipf)
+    return PhiGazetteer(
+        nlp, name=name, spans_key=spans_key, min_zipf=min_zipf, filter_ents=filter_ents, rejected_key=rejected_key
+    )
 
 
 class PhiGazetteer(Pipe):
     """Case-insensitive gazetteer of names, places and hospitals with context rules."""
 
-    def __init__(self, nlp: Language, name: str = "phi_gazetteer", *, spans_key: str = "phi_gazetteer", min_zipf: float = 3.0):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "phi_gazetteer",
+        *,
+        spans_key: str = "phi_gazetteer",
+        min_zipf: float = 3.0,
+        filter_ents: bool = True,
+        rejected_key: str = "phi_ner_rejected",
+    ):
         self.vocab = nlp.vocab
         self._nlp = nlp
         self.name = name
         self.spans_key = spans_key
         self.min_zipf = min_zipf
+        self.filter_ents = filter_ents
+        self.rejected_key = rejected_key
+        self._label_map = make_label_map()
         self._gazetteer: Optional[Gazetteer] = None
 
     def initialize(
@@ -133,6 +156,32 @@ class PhiGazetteer(Pipe):
                 f"[{self.name}] is not initialized: call nlp.initialize() (it reads the shipped lists)"
             )
         doc.spans[self.spans_key] = self._gazetteer(doc)
+        if self.filter_ents and doc.ents:
+            kept, rejected = [], []
+            changed = False
+            for ent in doc.ents:
+                category = category_of(ent.label_, self._label_map)
+                if category is None:
+                    kept.append(ent)
+                    continue
+                # edge tokens without a letter or digit ("Mary?", "> Suite 828") are no part of the PHI
+                start, end = ent.start, ent.end
+                # an entity ends at a blank line ("Cox-Castillo.\n\nPLAN: ...")
+                end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
+                while start < end and not any(c.isalnum() for c in doc[start].text):
+                    start += 1
+                while end > start and not any(c.isalnum() for c in doc[end - 1].text):
+                    end -= 1
+                span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
+                changed = changed or span is not ent
+                if start < end and self._gazetteer.plausible_entity(doc, span, category):
+                    kept.append(span)
+                else:
+                    rejected.append(ent)
+            if rejected or changed:
+                doc.ents = kept
+            if rejected:
+                doc.spans[self.rejected_key] = rejected
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:

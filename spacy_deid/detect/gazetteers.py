@@ -222,6 +222,13 @@ def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":"
     return j
 
 
+def is_mixed_case(doc: Doc) -> bool:
+    """Whether ``doc`` is written in mixed case (not ALL CAPS, not all lower case)."""
+    letters = [c for c in doc.text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return bool(letters) and 0.05 < upper / len(letters) < 0.6
+
+
 def _lower(doc: Doc, i: int) -> str:
     return doc[i].lower_ if 0 <= i < len(doc) else ""
 
@@ -755,12 +762,73 @@ class Gazetteer:
                     out.append(Span(doc, i, i + 1, label=label))
         return out
 
+    # ---------------------------------------------------- a NER's entities
+    def plausible_entity(self, doc: Doc, span: Span, category: str) -> bool:
+        """Whether a NER entity of PHI ``category`` can be what it claims, by its
+        form. A statistical NER trained on clinical notes also fires on text
+        unlike its training notes ("Hello I moved" as a HOSPITAL, "card" as a
+        DOCTOR); such entities are refused:
+        - a name, place, organisation or date with ``?!=<>{}|[]`` in it, a name of
+          more than 6 words, anything of more than 15;
+        - a date with no digit and no month or weekday name;
+        - a name, place or organisation made only of ordinary words (a listed
+          name that is also one, "Green", counts as a name in ALL CAPS or lower
+          case text, and capitalised inside mixed-case text), without a digit (places), a hospital or company word,
+          or a cue around it (a title, role word or credential for a name, a
+          transfer or location cue for a place or organisation: "transferred to
+          mercy" stays).
+        Other categories (ids, contacts, ages) are kept as found."""
+        if category not in _FORM_CHECKED:
+            return True
+        if _ENTITY_NOISE.search(span.text):
+            return False
+        n_words = sum(1 for t in span if not (t.is_punct or t.is_space))
+        if n_words > (6 if category == "NAME" else 15):
+            return False
+        if category == "DATE":
+            return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
+        if any(_LETTER_DIGIT.match(t.text) for t in span):
+            return True  # a user name, a ward, an id ("mbaldwin74", "5E")
+        words = [t for t in span if t.is_alpha]
+        if not words:
+            return category != "NAME" and any(c.isdigit() for c in span.text)
+        mixed_case = is_mixed_case(doc)
+        if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
+            return True  # "i. frank", "Jack B."
+        for t in words:
+            # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"); a listed name or
+            # place that is also an ordinary word ("Green", "Mobile", "rose"): in ALL CAPS or lower
+            # case text as found, in mixed-case text only capitalised and not first in its sentence
+            if not self.is_common(t.lower_) or (
+                self.tags(t.lower_) and (not mixed_case or (t.is_title and not t.is_sent_start))
+            ):
+                return True
+        if category == "NAME":
+            return _has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
+        if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
+            return True
+        return self._location_context(doc, span) or self._transfer_context(doc, span.start)
+
+    def _transfer_context(self, doc: Doc, start: int) -> bool:
+        """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
+        j = _prev_word(doc, start)
+        if j < 0:
+            return False
+        if doc[j].lower_ == "the":
+            j = _prev_word(doc, j)
+            if j < 0:
+                return False
+        k = _prev_word(doc, j)
+        if k >= 0 and (doc[k].lower_, doc[j].lower_) in TRANSFER_CUES:
+            return True
+        # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add")
+        first = doc[start]
+        return doc[j].lower_ in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
+
     # ------------------------------------------------------------------ all
     def __call__(self, doc: Doc) -> List[Span]:
         """All gazetteer spans of ``doc``, overlaps resolved (longest first)."""
-        letters = [c for c in doc.text if c.isalpha()]
-        upper = sum(c.isupper() for c in letters)
-        mixed_case = bool(letters) and 0.05 < upper / len(letters) < 0.6
+        mixed_case = is_mixed_case(doc)
         titled, names = self.names(doc, mixed_case)
         spans = (
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
@@ -770,6 +838,14 @@ class Gazetteer:
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+# the categories whose entities plausible_entity checks by form
+_FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
+_ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
+_LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
+_CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun "
+    "christmas thanksgiving easter hanukkah ramadan".split()
+)
 # HOSPITAL_TAILS by their first word, in their order (the first that fits is taken)
 _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
