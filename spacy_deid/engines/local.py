@@ -17,6 +17,7 @@ separate Docs and joined back into ONE output record (``"pieces": n``, edit
 offsets are into the whole text). Document-level components (doc_swapper) then
 see each piece as a document.
 """
+import contextlib
 import json
 import os
 import itertools
@@ -131,6 +132,42 @@ def record_key(res: LineResult) -> Optional[str]:
     return res.record_id if res.record is not None else None
 
 
+def config_factories(path: Path) -> Optional[Set[str]]:
+    """The factory names of a pipeline directory's components (None: no config)."""
+    from spacy.util import load_config
+
+    if not (path / "config.cfg").is_file():
+        return None
+    components = load_config(path / "config.cfg", interpolate=False).get("components", {})
+    return {str(c["factory"]) for c in components.values() if isinstance(c, dict) and "factory" in c}
+
+
+@contextlib.contextmanager
+def entry_point_factories_only(names: Optional[Set[str]]) -> Iterator[None]:
+    """While loading a pipeline, let spaCy import only the factory entry points
+    its config names: ``Language()`` imports every package that registers a
+    factory by entry point, and spacy-transformers brings torch and transformers
+    (about 5 s of a sanitize run's start) into a pipeline that has no transformer.
+    ``names`` None: spaCy's own behaviour."""
+    from spacy import util
+
+    registry = util.registry._entry_point_factories
+    if names is None or not hasattr(registry, "get_entry_point"):
+        yield
+        return
+    get_all = registry.get_all
+
+    def named_only() -> Dict[str, Any]:
+        found = {name: registry.get_entry_point(name) for name in sorted(names)}
+        return {name: func for name, func in found.items() if func is not None}
+
+    registry.get_all = named_only
+    try:
+        yield
+    finally:
+        registry.get_all = get_all
+
+
 def load_pipeline(name_or_path: Union[str, Path], gpu_id: int = -1) -> Language:
     """Load a pipeline directory or an installed pipeline package by name."""
     import spacy
@@ -142,7 +179,8 @@ def load_pipeline(name_or_path: Union[str, Path], gpu_id: int = -1) -> Language:
     if not path.exists() and not spacy.util.is_package(target):
         raise FatalError(f"Pipeline not found: {target} (neither a directory nor an installed package)")
     try:
-        nlp = spacy.load(target)
+        with entry_point_factories_only(config_factories(path) if path.is_dir() else None):
+            nlp = spacy.load(target)
     except OSError as err:
         raise FatalError(f"Cannot load pipeline {target}: {err}") from None
     try:
