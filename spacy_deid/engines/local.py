@@ -485,7 +485,7 @@ def process_raw_in_pool(
     n_process: int,
     stats: SanitizeStats,
     duplicates: DuplicateIds,
-    block_records: int = 256,
+    block_records: int = 32,
     **options: Any,
 ) -> Iterator[Dict[str, Any]]:
     """Output records of (line number, raw bytes) input lines, in order, computed by
