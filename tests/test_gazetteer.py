@@ -202,3 +202,20 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     off.initialize()
     doc = _with_ents(off, "Please block my card now.", [("card", "DOCTOR")])
     assert [e.text for e in doc.ents] == ["card"] and "phi_ner_rejected" not in doc.spans
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("previously treated at methodist hospital on april 12", [("methodist hospital", "HOSPITAL")]),
+        ("evaluated at elm clinic on jan 15th", [("elm clinic", "HOSPITAL")]),
+        ("treated at children's hospital yesterday", [("children's hospital", "HOSPITAL")]),
+        ("followed at pain clinic", []),
+        ("seen at the wound clinic today", []),
+        ("treated at cardiology clinic", []),
+        ("went to the clinic", []),
+    ],
+)
+def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, expected):
+    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
+        assert found(nlp, variant) == want, variant

@@ -136,6 +136,19 @@ trial cohort
 CALENDAR_WORDS = frozenset("""
 january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday
+jan feb mar apr jun jul aug sep sept oct nov dec
+""".split())
+# what a clinic or centre of a hospital is for ("pain clinic", "wound center"): no hospital's name
+DEPARTMENT_WORDS = frozenset("""
+pain wound eye heart cancer diabetes diabetic dialysis infusion sleep walk-in walk urgent primary care family
+fertility vein spine skin foot hand breast travel weight memory stroke allergy asthma kidney liver lung
+bone joint sports vascular rehab rehabilitation dental vision hearing speech behavioral mental addiction
+methadone suboxone hiv std tb anticoagulation coumadin lipid hypertension transplant burn trauma imaging
+lab outpatient inpatient wellness health medical surgical surgery specialty student employee prenatal
+maternity women's womens children's childrens pediatric adult senior geriatric infectious disease
+cardiac vascular neuro ortho oncology dermatology psychiatry counseling counselling therapy physical
+occupational respiratory pulmonary renal gi ob gyn ent va community free mobile virtual tele telehealth
+same-day after-hours day night emergency
 """.split())
 # names of clinical specialties end so ("hematology clinic" is no hospital's name)
 _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
@@ -605,6 +618,9 @@ class Gazetteer:
             start = self._hospital_name_start(doc, i, mixed_case)
             # "Memorial Hospital", "General Hospital": a tail that names a hospital by itself
             standalone = tail > 1 and mixed_case and doc[i].is_title and lowers[i] in HOSPITAL_NAME_WORDS
+            cued = self._cued_hospital_start(doc, i, tail) if label == HOSPITAL else None
+            if cued is not None:
+                start, standalone = min(start, cued), True
             if (start < i and self._distinctive(doc, start, i, mixed_case)) or (standalone and label == HOSPITAL):
                 end = i + tail
                 # "Mercy Hospital of Simmonsburgh"
@@ -634,6 +650,38 @@ class Gazetteer:
                         end += 1
                     out.append(Span(doc, i, end, label=HOSPITAL))
         return out
+
+    def _cued_hospital_start(self, doc: Doc, i: int, tail: int) -> Optional[int]:
+        """Where a hospital's name starts when a transfer or visit cue comes before
+        it: one to three name words then the hospital word ("seen at elm clinic",
+        "treated at methodist hospital", "EVALUATED AT VALLEY CLINIC"), or a
+        named tail alone ("treated at children's hospital"). Names of departments
+        ("at pain clinic", "at the cardiology clinic") are no hospital's name."""
+        j = i
+        words = 0
+        while j > 0 and words < 3:
+            t = doc[j - 1]
+            low = t.lower_
+            if low in {"'s", "’s", "&", "-", "."} and j - 1 > 0:
+                j -= 1
+                continue
+            if not t.is_alpha or low in TRANSFER_UNIGRAMS or low in NOT_HOSPITAL_NAME or t.is_stop:
+                break
+            if _SPECIALTY.search(low) or low in DEPARTMENT_WORDS or get_string_id(low) in self.index.clinical:
+                return None
+            j -= 1
+            words += 1
+        if words == 0 and tail < 2:
+            return None  # "at the clinic"
+        k = _prev_word(doc, j)
+        if k >= 0 and doc[k].lower_ == "the":
+            k = _prev_word(doc, k)
+        if k < 0:
+            return None
+        kk = _prev_word(doc, k)
+        if doc[k].lower_ in TRANSFER_UNIGRAMS or (kk >= 0 and (doc[kk].lower_, doc[k].lower_) in TRANSFER_CUES):
+            return j
+        return None
 
     def _hospital_tail(self, lowers: List[str], i: int) -> int:
         for tail in _TAILS_BY_FIRST.get(lowers[i], ()):
@@ -843,7 +891,7 @@ _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
 _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
-    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun "
+    "mon tue tues wed thu thur thurs fri sat sun "
     "christmas thanksgiving easter hanukkah ramadan".split()
 )
 # HOSPITAL_TAILS by their first word, in their order (the first that fits is taken)
