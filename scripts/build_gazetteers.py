@@ -99,10 +99,10 @@ def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[
             continue
         seen.add(w)
         rows.append(f"{w}\t{z:.2f}\t{int(w in dictionary)}")
-    for w in clinical:
-        if w not in seen:
-            seen.add(w)
-            rows.append(f"{w}\t9.00\t1")
+    # clinical terms are common whatever their frequency in general English ("gerd" is at 2.7)
+    clinical = set(clinical)
+    rows = [r for r in rows if r.split("\t", 1)[0] not in clinical]
+    rows += [f"{w}\t9.00\t1" for w in sorted(clinical)]
     return rows
 
 

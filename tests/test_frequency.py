@@ -487,3 +487,29 @@ def test_common_words_are_never_rare():
     fm2 = spacy.blank("en").add_pipe("frequency_masker", config={"k": 3, "common_min_zipf": 3.0})
     fm2.from_bytes(fm.to_bytes())
     assert len(fm2.common) == len(fm.common)
+
+
+def test_rare_words_with_clinical_endings_are_kept_when_asked():
+    text = "Started rivaroxaban for cellulitis after cholecystectomy. Seen by Dr. Zorvathy."
+    nlp, _ = fitted(BASE, {"k": 3})
+    assert {"rivaroxaban", "cellulitis", "cholecystectomy", "Zorvathy"} <= set(masked_words(nlp, text))
+    nlp, fm = fitted(BASE, {"k": 3, "clinical_forms": "gazetteers/clinical_forms.txt"})
+    # drug stems and disease/procedure endings are kept; an unknown name is still masked
+    masked = masked_words(nlp, text)
+    assert "Zorvathy" in masked and not {"rivaroxaban", "cellulitis", "cholecystectomy"} & set(masked)
+    # short words are no clinical form ("Kitis" has too few letters before "itis")
+    assert masked_words(nlp, "Kitis noted.") == ["Kitis"]
+    # the setting survives a round trip
+    again = spacy.blank("en").add_pipe("frequency_masker", config={"clinical_forms": "gazetteers/clinical_forms.txt"})
+    again.from_bytes(fm.to_bytes())
+    assert again._clinical_form is not None and again._clinical_form.match("esomeprazole")
+
+
+def test_clinical_terms_are_common_whatever_their_zipf():
+    from spacy_deid.detect.gazetteers import read_common_words, read_term_file
+    from spacy_deid.resources import asset_path
+
+    common = read_common_words(asset_path("gazetteers/common_words.tsv"), 3.0)
+    terms = read_term_file(asset_path("gazetteers/clinical_terms.txt"))
+    assert {"gerd", "egfr", "nyha", "hba1c"} <= set(terms)
+    assert not [t for t in terms if t not in common]

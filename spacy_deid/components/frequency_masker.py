@@ -72,8 +72,25 @@ mode = "placeholder"
 placeholder = "[{label}]"
 mask_char = "*"
 common_min_zipf = null
+clinical_forms = null
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
+
+def _ending_pattern(path: Optional[str]) -> "Optional[re.Pattern]":
+    """A regex matching the lower-case words of at least four letters before
+    one of the endings listed in ``path`` (an asset name or a path); None for none.
+    A regex rather than a matcher: endings are suffixes of unseen words, which no
+    term list can enumerate."""
+    if not path:
+        return None
+    from spacy_deid.detect.gazetteers import read_term_file
+    from spacy_deid.resources import asset_path
+
+    endings = sorted({e.lower() for e in read_term_file(asset_path(path))}, key=len, reverse=True)
+    if not endings:
+        return None
+    return re.compile(r"^[a-z][a-z\-]{3,}(?:" + "|".join(re.escape(e) for e in endings) + r")$")
+
 
 # Reason codes in the per-token decision array.
 _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
@@ -149,6 +166,7 @@ def make_frequency_masker(
     placeholder: str,
     mask_char: str,
     common_min_zipf: Optional[float] = None,
+    clinical_forms: Optional[str] = None,
 ) -> "FrequencyMasker":
     """Create a frequency_masker (see the module docstring and the README section "frequency_masker").
 
@@ -174,6 +192,9 @@ def make_frequency_masker(
     mask_char (str): the character of the same-length mask.
     common_min_zipf (Optional[float]): English words at or above this Zipf
         frequency are never rare (read in initialize from ``common_words``); None: off.
+    clinical_forms (Optional[str]): a file of endings of clinical words (shipped
+        asset name, e.g. ``gazetteers/clinical_forms.txt``, or a path): a rare word
+        with one ("rivaroxaban", "cellulitis") is kept; None: off.
     RETURNS (FrequencyMasker): the component.
     """
     return FrequencyMasker(
@@ -196,6 +217,7 @@ def make_frequency_masker(
         placeholder=placeholder,
         mask_char=mask_char,
         common_min_zipf=common_min_zipf,
+        clinical_forms=clinical_forms,
     )
 
 
@@ -224,6 +246,7 @@ class FrequencyMasker(Pipe):
         placeholder: str = "[{label}]",
         mask_char: str = "*",
         common_min_zipf: Optional[float] = None,
+        clinical_forms: Optional[str] = None,
     ):
         self.vocab = vocab
         self.name = name
@@ -261,6 +284,8 @@ class FrequencyMasker(Pipe):
         self.allowed = np.empty(0, dtype=np.uint64)
         self.common_min_zipf = common_min_zipf
         self.common = HashedTerms()
+        self.clinical_forms = clinical_forms
+        self._clinical_form = _ending_pattern(clinical_forms)
         self.whitelist = HashedTerms()
         self.blacklist = HashedTerms()
         self.stats: Dict[str, Any] = {}
@@ -630,6 +655,10 @@ class FrequencyMasker(Pipe):
         if pat is not None:
             reason[pat & is_word] = _PAT
         reason[low & is_word] = _LOW
+        if self._clinical_form is not None:
+            for i in np.nonzero(reason == _LOW)[0]:
+                if self._clinical_form.match(doc[int(i)].lower_):
+                    reason[i] = _KEEP
         if len(self.common):
             reason[self.common.match(items.lower, items.nonspace_idx)] = _KEEP
         if len(self.whitelist):
