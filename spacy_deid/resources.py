@@ -42,3 +42,19 @@ def asset_path(name_or_path: Union[str, Path]) -> Path:
     """An asset file (patterns, term lists, gazetteers): an existing path, or the
     name of a shipped asset (``"whitelist.txt"``)."""
     return _resolve(name_or_path, ASSET_DIR, "", "Asset")
+
+
+def config_reads(name_or_path: Union[str, Path], variable: str) -> bool:
+    """Whether a config (shipped name or path) reads ``${variable}`` anywhere
+    (e.g. ``paths.mlm``: the profile needs a masked LM)."""
+    return "${" + variable + "}" in config_path(name_or_path).read_text(encoding="utf8")
+
+
+def write_not_needed(out_dir: Union[str, Path], profile: Union[str, Path], what: str) -> Path:
+    """Stand in for a model a profile does not use: ``out_dir`` with a note saying
+    so (a workflow step's output exists, and a later run of the step is skipped)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    note = out / "NOT_NEEDED.txt"
+    note.write_text(f"The profile {profile} uses no {what}: nothing was trained.\n", encoding="utf8")
+    return note

@@ -258,3 +258,22 @@ def test_time_budget_stops_training(tmp_path, small_corpus):
     assert not more["stopped_by_budget"]
     with pytest.raises(FatalError, match="masking"):
         pretrain_mlm(small_corpus, tmp_path / "x", {"training": {"masking": "span"}}, no_mask=True)
+
+
+@pytest.mark.parametrize("command", ["pretrain", "vectors"])
+def test_a_profile_without_the_model_trains_nothing(tmp_path, command):
+    """The deid workflow passes --for-profile: the default profile needs no masked
+    LM and no vectors, so none is trained; the datasifter profile needs both."""
+    from typer.testing import CliRunner
+
+    from spacy_deid.cli.app import app
+    from spacy_deid.resources import config_reads
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "1", "text": "Patient stable."}) + "\n")
+    out = tmp_path / "model"
+    res = CliRunner().invoke(app, [command, str(corpus), str(out), "--for-profile", "default"])
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in out.iterdir()] == ["NOT_NEEDED.txt"]
+    var = "paths.mlm" if command == "pretrain" else "paths.vectors"
+    assert config_reads("datasifter", var) and not config_reads("default", var)

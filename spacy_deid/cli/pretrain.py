@@ -44,6 +44,9 @@ def pretrain_cmd(
     stop_after: Optional[int] = typer.Option(
         None, "--stop-after", min=1, help="Stop after N steps of this run, keeping a checkpoint (continue with --resume)"
     ),
+    for_profile: Optional[str] = typer.Option(
+        None, "--for-profile", help="Train only if this profile (config name or path) uses a masked LM; else write OUT_DIR/NOT_NEEDED.txt"
+    ),
 ):
     """Train a WordPiece tokenizer and a small BertForMaskedLM on the de-identified corpus.
 
@@ -53,7 +56,13 @@ def pretrain_cmd(
 
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
-    from spacy_deid.resources import config_path
+    from spacy_deid.resources import config_path, config_reads, write_not_needed
+
+    if for_profile is not None and not run_guarded(config_reads, for_profile, "paths.mlm"):
+        note = write_not_needed(out_dir, for_profile, "masked language model")
+        msg.info(f"Profile {for_profile} uses no masked LM: nothing to train ({note})")
+        return
+    (Path(out_dir) / "NOT_NEEDED.txt").unlink(missing_ok=True)  # a note of an earlier profile
 
     if config is not None:
         config = run_guarded(config_path, config)

@@ -30,6 +30,7 @@ def vectors_cmd(
     keep_floret: bool = typer.Option(False, "--keep-floret", help="Also keep floret's vectors.floret text table"),
     word_list: bool = typer.Option(False, "--word-list", help="Also write deid_frequent_words.json (frequent words of the de-identified text), needed by `augment --method neighbor_pseudonyms`"),
     no_mask: bool = typer.Option(False, "--no-mask", help="Train on the raw text, frequency rule only (only for a corpus without identifiers)"),
+    for_profile: Optional[str] = typer.Option(None, "--for-profile", help="Train only if this profile (config name or path) uses word vectors; else write OUTPUT_DIR/NOT_NEEDED.txt"),
 ):
     """Train floret vectors (subword hashing: every word has a vector) and convert
     them with spaCy's `init vectors --mode floret` path. Use the output directory as
@@ -40,6 +41,13 @@ def vectors_cmd(
         mask_config = None
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
+    from spacy_deid.resources import config_reads, write_not_needed
+
+    if for_profile is not None and not run_guarded(config_reads, for_profile, "paths.vectors"):
+        note = write_not_needed(output_dir, for_profile, "word vectors")
+        msg.info(f"Profile {for_profile} uses no word vectors: nothing to train ({note})")
+        return
+    (Path(output_dir) / "NOT_NEEDED.txt").unlink(missing_ok=True)  # a note of an earlier profile
     out = run_guarded(
         train_vectors,
         corpus,
