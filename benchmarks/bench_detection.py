@@ -248,7 +248,7 @@ from peers import presidio_engines
 batch, _ = presidio_engines()
 texts = [json.loads(l)['text'] for l in open({data!r}, encoding='utf8')]
 with open({out!r}, 'w', encoding='utf8') as f:
-    for results in batch.analyze_iter(texts, language='en', batch_size=32):
+    for results in batch.analyze_iterator(texts, language='en', batch_size=32):
         f.write(json.dumps([[r.start, r.end, r.entity_type] for r in results]) + '\\n')
 """
 
