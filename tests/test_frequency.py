@@ -513,3 +513,13 @@ def test_clinical_terms_are_common_whatever_their_zipf():
     terms = read_term_file(asset_path("gazetteers/clinical_terms.txt"))
     assert {"gerd", "egfr", "nyha", "hba1c"} <= set(terms)
     assert not [t for t in terms if t not in common]
+
+
+def test_dictionary_words_are_common_from_their_own_zipf():
+    records = [rec(i, f"Patient stable today. Code{i % 6} noted.", f"p{i % 6}") for i in range(18)]
+    text = "Patient reports restlessness and hemorrhoids, seen by Zorvathy."
+    nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
+    assert {"restlessness", "hemorrhoids", "Zorvathy"} <= set(masked_words(nlp, text))
+    nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0, "dictionary_min_zipf": 2.5})
+    masked = set(masked_words(nlp, text))
+    assert "Zorvathy" in masked and not {"restlessness", "hemorrhoids"} & masked

@@ -72,6 +72,7 @@ mode = "placeholder"
 placeholder = "[{label}]"
 mask_char = "*"
 common_min_zipf = null
+dictionary_min_zipf = null
 clinical_forms = null
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
@@ -166,6 +167,7 @@ def make_frequency_masker(
     placeholder: str,
     mask_char: str,
     common_min_zipf: Optional[float] = None,
+    dictionary_min_zipf: Optional[float] = None,
     clinical_forms: Optional[str] = None,
 ) -> "FrequencyMasker":
     """Create a frequency_masker (see the module docstring and the README section "frequency_masker").
@@ -192,6 +194,9 @@ def make_frequency_masker(
     mask_char (str): the character of the same-length mask.
     common_min_zipf (Optional[float]): English words at or above this Zipf
         frequency are never rare (read in initialize from ``common_words``); None: off.
+    dictionary_min_zipf (Optional[float]): lower-case dictionary words (the
+        ordinary-word flag of ``common_words``: "hemorrhoids", not "ucla") at or
+        above this Zipf frequency are never rare either; None: off.
     clinical_forms (Optional[str]): a file of endings of clinical words (shipped
         asset name, e.g. ``gazetteers/clinical_forms.txt``, or a path): a rare word
         with one ("rivaroxaban", "cellulitis") is kept; None: off.
@@ -217,6 +222,7 @@ def make_frequency_masker(
         placeholder=placeholder,
         mask_char=mask_char,
         common_min_zipf=common_min_zipf,
+        dictionary_min_zipf=dictionary_min_zipf,
         clinical_forms=clinical_forms,
     )
 
@@ -246,6 +252,7 @@ class FrequencyMasker(Pipe):
         placeholder: str = "[{label}]",
         mask_char: str = "*",
         common_min_zipf: Optional[float] = None,
+        dictionary_min_zipf: Optional[float] = None,
         clinical_forms: Optional[str] = None,
     ):
         self.vocab = vocab
@@ -283,6 +290,7 @@ class FrequencyMasker(Pipe):
         self.k: Optional[int] = None
         self.allowed = np.empty(0, dtype=np.uint64)
         self.common_min_zipf = common_min_zipf
+        self.dictionary_min_zipf = dictionary_min_zipf
         self.common = HashedTerms()
         self.clinical_forms = clinical_forms
         self._clinical_form = _ending_pattern(clinical_forms)
@@ -475,6 +483,8 @@ class FrequencyMasker(Pipe):
         from spacy_deid.resources import asset_path
 
         words = read_common_words(asset_path(path), self.common_min_zipf)
+        if self.dictionary_min_zipf is not None:
+            words |= read_common_words(asset_path(path), self.dictionary_min_zipf, ordinary_only=True)
         # hashes straight from the strings: nothing enters the vocab's StringStore
         self.common = HashedTerms(np.array([get_string_id(w) for w in words], dtype=np.uint64), {})
 
