@@ -812,7 +812,7 @@ class Gazetteer:
 
     # ---------------------------------------------------- a NER's entities
     def plausible_entity(self, doc: Doc, span: Span, category: str) -> bool:
-        """Whether a NER entity of PHI ``category`` can be what it claims, by its
+        """Whether a NER entity of PHI ``category`` can be what its label says, by its
         form. A statistical NER trained on clinical notes also fires on text
         unlike its training notes ("Hello I moved" as a HOSPITAL, "card" as a
         DOCTOR); such entities are refused:
