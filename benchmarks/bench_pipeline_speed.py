@@ -156,9 +156,9 @@ sys.path.insert(0, {bench!r})
 from peers import presidio_engines
 batch, anonymizer = presidio_engines()
 texts = [json.loads(l)['text'] for l in open({data!r}, encoding='utf8')]
-list(batch.analyze_iter(texts[:4], language='en'))
+list(batch.analyze_iterator(texts[:4], language='en'))
 t0 = time.perf_counter()
-for text, results in zip(texts, batch.analyze_iter(texts, language='en', batch_size=32)):
+for text, results in zip(texts, batch.analyze_iterator(texts, language='en', batch_size=32)):
     anonymizer.anonymize(text=text, analyzer_results=results)
 print(json.dumps({{"seconds": round(time.perf_counter() - t0, 3)}}))
 """
@@ -223,7 +223,8 @@ def main(argv: Optional[List[str]] = None) -> None:
 
     nlp = spacy.load(pipeline)
     results: Dict[str, Any] = {"pipeline": str(pipeline), "components": nlp.pipe_names,
-                               "cpu_count": os.cpu_count(), "batch_size": args.batch_size, "sets": {}}
+                               "cpu_count": os.cpu_count(), "batch_size": args.batch_size,
+                               "load_average_before": [round(x, 2) for x in os.getloadavg()], "sets": {}}
     for name, records in sets.items():
         data = args.workdir / f"{name}.jsonl"
         with open(data, "w", encoding="utf8") as f:
@@ -253,6 +254,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         entry["ratios"] = ratios
         results["sets"][name] = entry
         print(json.dumps({name: ratios}), flush=True)
+    results["load_average_after"] = [round(x, 2) for x in os.getloadavg()]  # other jobs on the cores skew n_process
     write_json(args.out, results, indent=1)
     print(f"wrote {args.out}")
 
