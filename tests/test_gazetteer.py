@@ -219,3 +219,19 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
 def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, expected):
     for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
         assert found(nlp, variant) == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("f/u w/ dr sharnette myrnson in am.", [("sharnette myrnson", "NAME")]),
+        ("site c/d/i. zoick fields, rn covering", [("zoick fields", "NAME")]),
+        ("report given to bestyn zaello. abd soft", [("bestyn zaello", "NAME")]),
+        ("pt: violet grollwick is a 90 yo", [("violet grollwick", "NAME")]),
+        ("pt rose from bed", []),
+        ("pt: 79 yo m", []),
+    ],
+)
+def test_names_in_telegraphic_notes(nlp, text, expected):
+    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
+        assert found(nlp, variant) == want, variant

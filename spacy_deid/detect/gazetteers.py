@@ -67,9 +67,12 @@ CUE_BIGRAMS = frozenset(
         "called by", "paged by", "seen by", "evaluated by", "examined by", "signed by", "per dr", "cc dr",
         "care of", "c/o dr", "message from", "message to", "update to", "updated by", "notified by",
         "name is", "names are", "call me", "calls me", "called me", "maiden name", "named after",
+        "given to", "report to", "endorsed to", "handed to", "handoff to", "hand-off to",
     )
 )
 CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w w/ name".split())
+# words that name the person of a header field when a colon follows ("pt: x", "re: x")
+COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
 """.split())
@@ -253,6 +256,9 @@ def _has_title_before(doc: Doc, start: int) -> bool:
         return False
     w = doc[j].lower_.rstrip(".")
     if w in TITLES or doc[j].lower_ in TITLES or w in ROLES or w in CUE_UNIGRAMS:
+        return True
+    # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."
+    if w in COLON_CUES and j + 1 < start and doc[j + 1].text == ":":
         return True
     k = _prev_word(doc, j)
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
@@ -439,7 +445,8 @@ class Gazetteer:
                 continue
             j = i + 1
             while j < n:
-                if self._name_token(doc, j) or (j == i + 1 and titled and self._unknown_word(doc, j) and self._name_token(doc, i)):
+                # after a title, a name may go on over words no list has ("dr sharnette myrnson")
+                if self._name_token(doc, j) or (j < i + 3 and titled and self._unknown_word(doc, j)):
                     j += 1
                     continue
                 # a middle initial: "john a. smith", "john a smith", "Vanessa C. White"
@@ -451,8 +458,13 @@ class Gazetteer:
                 break
             run = [k for k in range(i, j) if doc[k].is_alpha and len(doc[k].text) > 1]
             if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
+                start = i
+                if not titled and _has_credential_after(doc, j):
+                    # "zoick fields, rn": the words before a credential that no list has
+                    while start > max(i - 2, 0) and self._unknown_word(doc, start - 1) and "\n" not in doc[start - 1].whitespace_:
+                        start -= 1
                 j = self._extend_name(doc, i, j, mixed_case)
-                (titled_out if titled else out).append(Span(doc, i, j, label=NAME))
+                (titled_out if titled else out).append(Span(doc, start, j, label=NAME))
             i = j
         return titled_out, out + self._comma_partners(doc, titled_out + out)
 
