@@ -31,6 +31,7 @@ from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
 
+from spacy_deid.detect.gazetteers import is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
 from spacy_deid.surrogates.dates import DateShifter
@@ -428,22 +429,36 @@ def _eponym_tokens(doc: Doc) -> List[bool]:
     reflex or score, and up to two capitalised words right before it, ``'s`` and
     ``-`` skipped: "Chaddock reflex", "Framingham Risk Score", "Lou Gehrig's disease")."""
     flags = [False] * len(doc)
+    single_case = not is_mixed_case(doc)
     for i, token in enumerate(doc):
         if token.lower_ not in EPONYM_HEADS:
             continue
         flags[i] = True
+        # in ALL CAPS or lower-case text capitals tell nothing: one word before a head
+        # that names eponyms only ("chaddock reflex", "FRAMINGHAM RISK SCORE"), not a
+        # generic one ("zorvathy test")
+        strong = single_case and token.lower_ in STRONG_EPONYM_HEADS
         j, taken = i - 1, 0
         while j >= 0 and taken < 2:
             tok = doc[j]
             if tok.lower_ in ("'s", "’s", "-", "–"):
                 flags[j] = True
-            elif tok.text[:1].isupper():
+            elif (tok.text[:1].isupper() and not single_case) or (
+                strong and tok.is_alpha and not tok.is_stop and (taken == 0 or doc[j + 1].lower_ in ("risk", "'s", "’s"))
+            ):
                 flags[j] = True
                 taken += 1
             else:
                 break
             j -= 1
     return flags
+
+
+# heads that follow an eponym far more often than a person's or place's name
+STRONG_EPONYM_HEADS = frozenset(
+    "disease diseases syndrome syndromes sign signs score scores criteria scale scales classification reflex "
+    "maneuver manoeuvre palsy phenomenon triad equation formula angina arteritis thyroiditis encephalopathy".split()
+)
 
 
 def _split_runs(flags: List[bool], start: int, end: int) -> List[Tuple[int, int, bool]]:
