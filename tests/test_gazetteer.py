@@ -235,3 +235,17 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
 def test_names_in_telegraphic_notes(nlp, text, expected):
     for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
         assert found(nlp, variant) == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("enjoys walking at wheeler lake on weekends", [("wheeler lake", "LOCATION_OTHER")]),
+        ("volunteers at the yoder creek trail. fills", [("yoder creek trail", "LOCATION_OTHER")]),
+        ("walks at the dog park daily", []),
+        ("lives near the river", []),
+    ],
+)
+def test_named_landmarks_after_a_place_cue(nlp, text, expected):
+    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
+        assert found(nlp, variant) == want, variant

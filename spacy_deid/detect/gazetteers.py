@@ -153,6 +153,20 @@ cardiac vascular neuro ortho oncology dermatology psychiatry counseling counsell
 occupational respiratory pulmonary renal gi ob gyn ent va community free mobile virtual tele telehealth
 same-day after-hours day night emergency
 """.split())
+# what a named place is ("flores middle school", "wheeler lake", "delgado street shelter")
+LANDMARK_WORDS = frozenset("""
+school academy college university shelter trail lake creek river park mall church chapel temple mosque
+synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
+restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
+""".split())
+# words before a landmark word that say what it is for, not which it is ("dog park", "high school")
+LANDMARK_GENERIC = frozenset("""
+dog water theme amusement national state city county public private local nearby neighborhood
+neighbourhood trailer high middle elementary primary secondary grade nursing medical law night summer
+day boarding sunday bible fitness health golf country book coffee fast food farmers flea grocery
+train bus gas police fire power sewage treatment nuclear
+""".split())
+LANDMARK_CUES = frozenset("at in to from near by".split())
 # names of clinical specialties end so ("hematology clinic" is no hospital's name)
 _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
 
@@ -594,6 +608,35 @@ class Gazetteer:
             out.append(span)
         return out
 
+    def landmarks(self, doc: Doc) -> List[Span]:
+        """LOCATION_OTHER spans: one or two name words and a landmark word after
+        "at", "in", "to", "from" or "near" ("fell at flores middle school",
+        "walking at wheeler lake", "volunteers at the yoder creek trail"), in any
+        case; names of what a place is for ("at the dog park", "at high school")
+        are not taken."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n):
+            if doc[i].lower_ not in LANDMARK_WORDS:
+                continue
+            end = i + 1
+            while end < n and end < i + 2 and doc[end].lower_ in LANDMARK_WORDS:
+                end += 1  # "creek trail", "middle school"
+            j = i
+            while j > 0 and i - j < 2 and doc[j - 1].is_alpha and not doc[j - 1].is_stop and doc[j - 1].lower_ not in LANDMARK_WORDS:
+                low = doc[j - 1].lower_
+                if low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or low in LANDMARK_GENERIC or _SPECIALTY.search(low):
+                    break
+                j -= 1
+            if j == i:
+                continue
+            k = _prev_word(doc, j)
+            if k >= 0 and doc[k].lower_ == "the":
+                k = _prev_word(doc, k)
+            if k >= 0 and doc[k].lower_ in LANDMARK_CUES:
+                out.append(Span(doc, j, end, label="LOCATION_OTHER"))
+        return out
+
     def _location_context(self, doc: Doc, span: Span) -> bool:
         j = _prev_word(doc, span.start)
         if j >= 0:
@@ -892,7 +935,7 @@ class Gazetteer:
         titled, names = self.names(doc, mixed_case)
         spans = (
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
-            + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case)
+            + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
         )
         return filter_spans(spans)
 
