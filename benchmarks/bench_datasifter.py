@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from spacy_deid.io.atomic import write_json
+from spacy_deid.util import parse_key_values
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -170,17 +171,6 @@ def change_stats(doc) -> Dict[str, int]:
 # The run
 
 
-def parse_sets(items: Sequence[str]) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    for item in items:
-        key, _, value = item.partition("=")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
 def split_notes(records: List[dict], limit: int, bigram_notes: int, seed: int) -> Tuple[List[dict], List[dict]]:
     """A seeded sample of ``limit`` notes to sanitise, and up to ``bigram_notes`` of
     the others to fit the bigram model on."""
@@ -230,7 +220,7 @@ def main(argv=None) -> Dict[str, Any]:
         t = time.perf_counter()
         vectors = train_vectors(corpus, work / "vectors", seed=args.seed, k=3, count_by="patient", show_progress=False)
         timings["vectors_s"] = round(time.perf_counter() - t, 1)
-    overrides = {"paths.mlm": str(args.mlm), "paths.vectors": str(vectors), **parse_sets(args.sets)}
+    overrides = {"paths.mlm": str(args.mlm), "paths.vectors": str(vectors), **parse_key_values(args.sets)}
     cfg = config_path(args.config)
     t = time.perf_counter()
     nlp = init_pipeline(cfg, corpus, None, overrides)
@@ -280,7 +270,7 @@ def main(argv=None) -> Dict[str, Any]:
     result = {
         "data": args.data.name,
         "config": str(args.config),
-        "overrides": parse_sets(args.sets),
+        "overrides": parse_key_values(args.sets),
         "mlm_resampler": mlm_cfg,
         "mlm_metrics": _mlm_metrics(args.mlm),
         "n_docs": len(evaluated),

@@ -49,6 +49,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from spacy_deid.util import parse_key_values
+
 ROOT = Path(__file__).resolve().parents[1]
 PEERS_PY = ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"
 CASES = ("as_written", "upper", "lower")
@@ -306,17 +308,6 @@ def command_line(args: Sequence[str]) -> str:
     return "python benchmarks/bench_detection.py " + " ".join(shown)
 
 
-def parse_overrides(items: Iterable[str]) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    for item in items:
-        key, _, value = item.partition("=")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
 def fmt(rep: Dict[str, Any], cats: Sequence[str]) -> List[str]:
     cells = [f"{rep['phi_removed']:.3f}" if rep["phi_removed"] is not None else "-",
              f"{rep['other_kept']:.3f}" if rep["other_kept"] is not None else "-"]
@@ -364,7 +355,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     from spacy_deid.detect.labels import make_label_map
 
     label_map = make_label_map()
-    overrides = parse_overrides(args.overrides)
+    overrides = parse_key_values(args.overrides)
     cases = [c for c in args.cases.split(",") if c]
     tokenizer = spacy.blank("en").tokenizer
     results: Dict[str, Any] = {

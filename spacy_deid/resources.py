@@ -5,7 +5,7 @@ package is installed; a path to an existing file is returned as it is, so every
 command takes either a shipped name or a user's own file.
 """
 from pathlib import Path
-from typing import List, Union
+from typing import List, Optional, Union
 
 PACKAGE_DIR = Path(__file__).parent
 CONFIG_DIR = PACKAGE_DIR / "configs"
@@ -50,11 +50,17 @@ def config_reads(name_or_path: Union[str, Path], variable: str) -> bool:
     return "${" + variable + "}" in config_path(name_or_path).read_text(encoding="utf8")
 
 
-def write_not_needed(out_dir: Union[str, Path], profile: Union[str, Path], what: str) -> Path:
-    """Stand in for a model a profile does not use: ``out_dir`` with a note saying
-    so (a workflow step's output exists, and a later run of the step is skipped)."""
+def skip_for_profile(out_dir: Union[str, Path], profile: Optional[str], variable: str, what: str) -> Optional[Path]:
+    """For a workflow step that trains a model only some profiles use: when
+    ``profile`` (a config name or path) does not read ``${variable}``, write
+    ``out_dir/NOT_NEEDED.txt`` saying so and return its path (the step's output
+    exists, so a rerun skips it); otherwise remove such a note of an earlier
+    profile and return None (train). ``profile`` None: always train."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     note = out / "NOT_NEEDED.txt"
-    note.write_text(f"The profile {profile} uses no {what}: nothing was trained.\n", encoding="utf8")
-    return note
+    if profile is not None and not config_reads(profile, variable):
+        out.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"The profile {profile} uses no {what}: nothing was trained.\n", encoding="utf8")
+        return note
+    note.unlink(missing_ok=True)
+    return None

@@ -332,3 +332,18 @@ def pipe_each(proc: Any, stream: Iterable[Doc]) -> Iterator[Doc]:
             error_handler(proc.name, proc, [doc], err)
             continue
         yield out
+
+
+def parse_key_values(items: Iterable[str]) -> Dict[str, Any]:
+    """``["a.b=5", "c=text"]`` -> ``{"a.b": 5, "c": "text"}``: each value read as
+    JSON where it is JSON, else kept as a string (config overrides on a command line)."""
+    import json
+
+    out: Dict[str, Any] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out

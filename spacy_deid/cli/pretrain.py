@@ -56,13 +56,12 @@ def pretrain_cmd(
 
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
-    from spacy_deid.resources import config_path, config_reads, write_not_needed
+    from spacy_deid.resources import config_path, skip_for_profile
 
-    if for_profile is not None and not run_guarded(config_reads, for_profile, "paths.mlm"):
-        note = write_not_needed(out_dir, for_profile, "masked language model")
-        msg.info(f"Profile {for_profile} uses no masked LM: nothing to train ({note})")
+    note = run_guarded(skip_for_profile, out_dir, for_profile, "paths.mlm", "masked language model")
+    if note is not None:
+        msg.info(f"Profile {for_profile} uses no masked language model: nothing to train ({note})")
         return
-    (Path(out_dir) / "NOT_NEEDED.txt").unlink(missing_ok=True)  # a note of an earlier profile
 
     if config is not None:
         config = run_guarded(config_path, config)

@@ -41,13 +41,12 @@ def vectors_cmd(
         mask_config = None
     if not corpus.is_file():
         fatal(f"Corpus not found: {corpus}")
-    from spacy_deid.resources import config_reads, write_not_needed
+    from spacy_deid.resources import skip_for_profile
 
-    if for_profile is not None and not run_guarded(config_reads, for_profile, "paths.vectors"):
-        note = write_not_needed(output_dir, for_profile, "word vectors")
+    note = run_guarded(skip_for_profile, output_dir, for_profile, "paths.vectors", "word vectors")
+    if note is not None:
         msg.info(f"Profile {for_profile} uses no word vectors: nothing to train ({note})")
         return
-    (Path(output_dir) / "NOT_NEEDED.txt").unlink(missing_ok=True)  # a note of an earlier profile
     out = run_guarded(
         train_vectors,
         corpus,
