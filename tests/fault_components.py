@@ -23,8 +23,10 @@ class SlowMask:
     def __call__(self, doc):
         if self.explode_on and self.explode_on in doc.text:
             raise RuntimeError("boom on purpose")
-        if self.die_on and self.die_on in doc.text and os.getpid() != _MAIN_PID:
-            os._exit(3)  # a worker process dies (as if killed by the OOM killer); never the main process
+        if self.die_on and self.die_on in doc.text and os.getpid() != _MAIN_PID and os.environ.get("FAULT_DIE") == "1":
+            # a worker process dies (as if killed by the OOM killer); never the main process, and
+            # only while FAULT_DIE=1 (the fault is transient: the same pipeline resumes the run)
+            os._exit(3)
         if self.delay:
             time.sleep(self.delay)
         for ent in doc.ents:

@@ -87,7 +87,10 @@ def test_kill9_mid_run_then_resume_gives_the_uninterrupted_output(tmp_path, mode
     assert not out.exists() and partial.exists()
     assert seen < _n_records(lines)
 
-    stats = sanitize_file(nlp, inp, out, batch_size=16, resume=True)
+    # resumed in Python with the pipeline the CLI ran (another one is refused)
+    with pytest.raises(FatalError, match="another pipeline"):
+        sanitize_file(nlp, inp, out, batch_size=16, resume=True)
+    stats = sanitize_file(spacy.load(model_dir), inp, out, batch_size=16, resume=True)
     assert stats.n_resumed >= 300
     assert out.read_bytes() == reference.read_bytes()
     recs = _read(out)
@@ -125,17 +128,22 @@ def test_n_process_2_matches_one_process(tmp_path, nlp):
     assert stats.n_error >= 4 and any("boom on purpose" in k or "RuntimeError" in k for k in stats.errors_by_kind)
 
 
-def test_a_dying_worker_process_is_a_clear_error_and_resume_finishes(tmp_path, nlp):
+def test_a_dying_worker_process_is_a_clear_error_and_resume_finishes(tmp_path, nlp, monkeypatch):
     """n_process > 1: a worker process that dies (OOM killer) ends the run with one
-    clear error; what was written is kept and --resume completes it."""
+    clear error; what was written is kept and --resume with the same pipeline completes it."""
     lines = make_lines(600, seed=8, bad=False)
     lines[450] = json.dumps({"id": "killer", "text": "DIE here, seen 3/14/2019"}).encode()
     inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_lines(inp, lines)
+    dying = build_pipeline(die_on="DIE")
+    monkeypatch.setenv("FAULT_DIE", "1")
     with pytest.raises(FatalError, match="worker process died.*--resume"):
-        sanitize_file(build_pipeline(die_on="DIE"), inp, out, n_process=2, batch_size=16)
+        sanitize_file(dying, inp, out, n_process=2, batch_size=16)
     assert not out.exists() and (tmp_path / "out.jsonl.partial").exists()
-    stats = sanitize_file(nlp, inp, out, n_process=2, batch_size=16, resume=True)
+    monkeypatch.delenv("FAULT_DIE")
+    with pytest.raises(FatalError, match="another pipeline"):
+        sanitize_file(nlp, inp, out, n_process=2, batch_size=16, resume=True)
+    stats = sanitize_file(dying, inp, out, n_process=2, batch_size=16, resume=True)
     reference = tmp_path / "reference.jsonl"
     sanitize_file(nlp, inp, reference)
     assert out.read_bytes() == reference.read_bytes()
