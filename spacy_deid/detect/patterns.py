@@ -83,6 +83,8 @@ _STREET_SUFFIXES = [
     "highway", "hwy", "parkway", "pkwy", "terrace", "court", "circle", "trail", "route", "rte", "pike",
     "way", "plaza", "square", "turnpike", "tpke", "expressway",
 ]
+# state codes that are also English words or common abbreviations in lower case
+_WORD_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa ga va".split())
 
 # Phone number shapes (no cue), reused after cue words for FAX.
 _PHONE_BASES: List[List[Dict]] = [
@@ -263,10 +265,13 @@ PHI_PATTERNS: List[Dict] = [
     _cue(["serial", "number"], [{"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}], "DEVICE"),
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
     # ZIP after a state abbreviation or name
+    # (in any letter case: "ri 02888", "NEBRASKA 68008")
     {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": _STATES}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
-    {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": [n for n in _STATE_NAMES if " " not in n]}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
+    # lower case: not the codes that are English words ("given in 10000 units")
+    {"label": "ZIP", "id": "value", "pattern": [{"LOWER": {"IN": sorted({s.lower() for s in _STATES} - _WORD_CODES)}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
+    {"label": "ZIP", "id": "value", "pattern": [{"LOWER": {"IN": sorted({n.lower() for n in _STATE_NAMES if " " not in n})}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
     *[
-        {"label": "ZIP", "id": "value", "pattern": [*({"TEXT": w} for w in name.split()), _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]}
+        {"label": "ZIP", "id": "value", "pattern": [*({"LOWER": w.lower()} for w in name.split()), _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]}
         for name in _STATE_NAMES
         if " " in name
     ],
