@@ -249,3 +249,17 @@ def test_names_in_telegraphic_notes(nlp, text, expected):
 def test_named_landmarks_after_a_place_cue(nlp, text, expected):
     for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
         assert found(nlp, variant) == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("last seen at cedar sinai on july 12th", [("cedar sinai", "HOSPITAL")]),
+        ("post-op course at methodist hospital", [("methodist hospital", "HOSPITAL")]),
+        ("transferred to a community hospital", []),
+        ("treated at home today", []),
+    ],
+)
+def test_hospitals_named_by_a_word_that_names_one(nlp, text, expected):
+    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
+        assert found(nlp, variant) == want, variant

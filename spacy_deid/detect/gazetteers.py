@@ -117,6 +117,12 @@ previous prior referring nearest nearby closest home any no to from at in of for
 transfer transferred admitted discharged patient pt pt's patients in-patient inpatient outpatient
 day days week weeks hour hours current recent last next new old first second
 """.split())
+# of those, the words that name one hospital rather than a kind of one ("methodist hospital",
+# "cedar sinai"; not "community hospital"): a hospital's name in any letter case
+DISTINCT_HOSPITAL_WORDS = frozenset("""
+mercy providence samaritan sinai jewish deaconess baptist methodist presbyterian lutheran adventist
+trinity shriners kindred parkland israel
+""".split())
 # words that often make a hospital's name and are ordinary words as well
 HOSPITAL_NAME_WORDS = frozenset("""
 st st. saint mt mt. mount memorial general central regional community university mercy providence
@@ -775,6 +781,8 @@ class Gazetteer:
                 return True
             if not self.is_common(t.lower_) and t.lower_ not in HOSPITAL_NAME_WORDS:
                 return True
+            if t.lower_ in DISTINCT_HOSPITAL_WORDS:
+                return True
         return False
 
     def _hospital_name_start(self, doc: Doc, i: int, mixed_case: bool) -> int:
@@ -818,6 +826,10 @@ class Gazetteer:
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
                 return None
         elif not (self._looks_named(doc, i, mixed_case) or not self.is_common(t.lower_)):
+            # "seen at cedar sinai", "treated at good samaritan": ordinary words before a word
+            # that names one hospital
+            if i + 1 < n and doc[i + 1].lower_ in DISTINCT_HOSPITAL_WORDS and doc[i].is_alpha:
+                return Span(doc, i, i + 2, label=HOSPITAL)
             return None
         end = i + 1
         while end < n and end < i + 4:
