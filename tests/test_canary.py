@@ -2,7 +2,8 @@
 spans (as real corpora come), every artefact-producing step run, every byte each
 step wrote read back.
 
-Planted, in the forms that leak from real notes:
+Planted, in the forms that leak from real notes (in notes of every style: prose, and
+ICU nursing notes in ALL CAPS or lower case, the identifiers in the note's case):
 - clinicians' names after titles, in notes of many patients (not rare: only the
   detectors can see them);
 - relatives' names in lower case after role words;
@@ -56,7 +57,15 @@ def _plant(records, seed=0):
         if pid == patients[0]:
             extra.append(f"Patient mentions her pet {RARE_WORD} again.")
         rng.shuffle(extra)
-        text = rec["text"] + "\n" + " ".join(extra)
+        planted = " ".join(extra)
+        # in the note's own letter case: ICU notes in ALL CAPS or lower case get their
+        # identifiers in that case too
+        letters = [c for c in rec["text"] if c.isalpha()]
+        if letters and sum(c.isupper() for c in letters) > 0.9 * len(letters):
+            planted = planted.upper()
+        elif letters and sum(c.islower() for c in letters) > 0.95 * len(letters):
+            planted = planted.lower()
+        text = rec["text"] + "\n" + planted
         out.append({"id": rec["id"], "patient_id": pid, "label": rec.get("label"), "text": text})
     tokens = set(CLINICIANS) | set(RELATIVES) | set(TOWNS) | {RARE_WORD} | {"Gravemoor", "Ulvenna"}
     tokens |= {m for p, m in mrn.items() if any(r["patient_id"] == p for r in out[::3])}
@@ -83,7 +92,7 @@ def canary(tmp_path_factory):
     from spacy_deid.train.vectors import train_vectors
 
     root = tmp_path_factory.mktemp("canary")
-    records, tokens = _plant(list(generate_records(160, 40, seed=21)))
+    records, tokens = _plant(list(generate_records(160, 40, seed=21, style="mixed")))
     corpus = root / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
     work = root / "work"
