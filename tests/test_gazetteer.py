@@ -263,3 +263,31 @@ def test_named_landmarks_after_a_place_cue(nlp, text, expected):
 def test_hospitals_named_by_a_word_that_names_one(nlp, text, expected):
     for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
         assert found(nlp, variant) == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,ent",
+    [
+        ("ADMITTED W/ UROSEPSIS. NEURO: A+OX3", ("UROSEPSIS", "PATIENT")),
+        ("here w/ choledocholithiasis.. neuro: lethargic", ("choledocholithiasis", "PATIENT")),
+        ("PAIN CONTROLLED W/ PERCOCET", ("PERCOCET", "PATIENT")),
+        ("keep family, wean vent as tol", ("wean", "DOCTOR")),
+        ("D/C FOLEY IN AM", ("FOLEY", "PATIENT")),
+    ],
+)
+def test_clinical_words_are_no_names_of_a_ner(nlp, text, ent):
+    doc = _with_ents(nlp, text, [ent])
+    assert not doc.ents, [(e.text, e.label_) for e in doc.ents]
+
+
+def test_unknown_names_of_a_ner_stay_in_single_case_notes(nlp):
+    doc = _with_ents(nlp, "SON ZIELO CALLED AT 2030", [("ZIELO", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["ZIELO"]
+    doc = _with_ents(nlp, "talked with baustelle tauski from the blood bank", [("baustelle tauski", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["baustelle tauski"]
+
+
+def test_clinical_words_after_a_cue_are_no_names(nlp):
+    for text in ("here w/ choledocholithiasis.. neuro: lethargic", "ADMITTED W/ UROSEPSIS."):
+        assert found(nlp, text) == [], text
+    assert found(nlp, "paged dr pernford at 0815") == [("pernford", "NAME")]

@@ -42,7 +42,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from spacy_deid.detect.gazetteers import COMMON_WORDS
+from spacy_deid.detect.gazetteers import COMMON_WORDS, ending_pattern
 from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
@@ -76,22 +76,6 @@ dictionary_min_zipf = null
 clinical_forms = null
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
-
-def _ending_pattern(path: Optional[str]) -> "Optional[re.Pattern]":
-    """A regex matching the lower-case words of at least four letters before
-    one of the endings listed in ``path`` (an asset name or a path); None for none.
-    A regex rather than a matcher: endings are suffixes of unseen words, which no
-    term list can enumerate."""
-    if not path:
-        return None
-    from spacy_deid.detect.gazetteers import read_term_file
-    from spacy_deid.resources import asset_path
-
-    endings = sorted({e.lower() for e in read_term_file(asset_path(path))}, key=len, reverse=True)
-    if not endings:
-        return None
-    return re.compile(r"^[a-z][a-z\-]{3,}(?:" + "|".join(re.escape(e) for e in endings) + r")$")
-
 
 # Reason codes in the per-token decision array.
 _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
@@ -293,7 +277,7 @@ class FrequencyMasker(Pipe):
         self.dictionary_min_zipf = dictionary_min_zipf
         self.common = HashedTerms()
         self.clinical_forms = clinical_forms
-        self._clinical_form = _ending_pattern(clinical_forms)
+        self._clinical_form = ending_pattern(clinical_forms)
         self.whitelist = HashedTerms()
         self.blacklist = HashedTerms()
         self.stats: Dict[str, Any] = {}

@@ -20,6 +20,7 @@ lahey", "arrived from osh" is not one: "osh" is a clinical term).
 Everything here is pure (lists in, spans out); ``components/phi_gazetteer.py``
 wraps it as a pipeline component.
 """
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
@@ -250,6 +251,35 @@ def read_common_words(path, min_zipf: float, ordinary_only: bool = False) -> Set
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def ending_pattern(path: Optional[str]) -> "Optional[re.Pattern]":
+    """A regex matching the lower-case words of at least four letters before
+    one of the endings listed in ``path`` (an asset name or a path, e.g.
+    ``gazetteers/clinical_forms.txt``); None for none. A regex rather than a
+    matcher: endings are suffixes of unseen words, which no term list can enumerate."""
+    if not path:
+        return None
+    from spacy_deid.resources import asset_path
+
+    endings = sorted(set(read_term_file(asset_path(path))), key=len, reverse=True)
+    if not endings:
+        return None
+    return re.compile(r"^[a-z][a-z\-]{3,}(?:" + "|".join(re.escape(e) for e in endings) + r")$")
+
+
+@functools.lru_cache(maxsize=1)
+def dictionary_words() -> FrozenSet[int]:
+    """Hashes of the lower-case dictionary words of the shipped common-word list
+    (its ordinary-word flag, from Zipf 2.5: "wean", "urosepsis" is none): words
+    that are not names, however rare in general English."""
+    from spacy_deid.resources import asset_path
+
+    return frozenset(get_string_id(w) for w in read_common_words(asset_path(COMMON_WORDS), 2.5, ordinary_only=True))
+
+
+CLINICAL_FORMS = "gazetteers/clinical_forms.txt"
+
+
 def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":", "(", "-", "'s", "’s"})) -> int:
     """Index of the nearest token before ``i`` that is not skippable punctuation (-1: none)."""
     j = i - 1
@@ -438,9 +468,10 @@ class Gazetteer:
         return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS
 
     def _unknown_word(self, doc: Doc, i: int) -> bool:
-        """A word that is no ordinary word: after a title it is taken as a name."""
+        """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
+        after a title it is taken as a name."""
         t = doc[i]
-        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_)
+        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_) and not self._clinical_term(t.lower_)
 
     # ------------------------------------------------------------------ names
     def names(self, doc: Doc, mixed_case: bool) -> Tuple[List[Span], List[Span]]:
@@ -910,19 +941,35 @@ class Gazetteer:
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
+        if all(self._clinical_term(t.lower_) for t in words):
+            return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
         for t in words:
-            # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"); a listed name or
-            # place that is also an ordinary word ("Green", "Mobile", "rose"): in ALL CAPS or lower
-            # case text as found, in mixed-case text only capitalised and not first in its sentence
-            if not self.is_common(t.lower_) or (
-                self.tags(t.lower_) and (not mixed_case or (t.is_title and not t.is_sent_start))
-            ):
+            # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"), which is no
+            # clinical word either ("urosepsis", "percocet" as a term, "choledocholithiasis" by its
+            # ending, "wean" as a dictionary word); a listed name or place that is also an ordinary
+            # word ("Green", "Mobile", "rose"): in ALL CAPS or lower case text as found, in
+            # mixed-case text only capitalised and not first in its sentence
+            if self.tags(t.lower_):
+                if not self.is_common(t.lower_) or not mixed_case or (t.is_title and not t.is_sent_start):
+                    return True
+            elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
                 return True
         if category == "NAME":
             return _has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start)
+
+    def _clinical_term(self, low: str) -> bool:
+        """A clinical term or a word with an ending of clinical words."""
+        if get_string_id(low) in self.index.clinical:
+            return True
+        form = ending_pattern(CLINICAL_FORMS)
+        return form is not None and form.match(low) is not None
+
+    def _clinical_word(self, low: str) -> bool:
+        """A clinical term or form, or a dictionary word ("wean")."""
+        return self._clinical_term(low) or get_string_id(low) in dictionary_words()
 
     def _transfer_context(self, doc: Doc, start: int) -> bool:
         """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
