@@ -4,6 +4,8 @@ keep format and length, and everything is consistent under the same key."""
 import datetime as dt
 import re
 
+import pytest
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -148,6 +150,12 @@ def test_phones_keep_format_and_a_plausible_shape(phone):
     assert re.sub(r"\d", "0", new) == re.sub(r"\d", "0", phone) and new != phone
     digits = re.sub(r"\D", "", new)
     assert digits[0] not in "01" and digits[3] not in "01"
+
+
+@pytest.mark.parametrize("phone", ["555-201-3344 x45", "555-201-3344 EXT 45", "pager 4471"])
+def test_phone_letters_are_kept(phone):
+    new = phone_like(phone, KEYER, "corpus")
+    assert re.sub(r"\d", "0", new) == re.sub(r"\d", "0", phone) and new != phone
 
 
 def test_ages_and_zips_follow_safe_harbor():

@@ -60,6 +60,9 @@ def phone_like(text: str, keyer: Keyer, scope: str) -> str:
     start with 2-9 (a North American number shape); other formats: :func:`same_shape`."""
     digits = [i for i, c in enumerate(text) if c.isdigit()]
     new = list(same_shape(text, keyer, scope, "phone"))
+    for i, c in enumerate(text):
+        if c.isalpha():
+            new[i] = c  # "x45", "ext 45", "pager": the letters of a number identify nobody
     if len(digits) in (10, 11):
         first = digits[len(digits) - 10]
         for pos in (first, digits[len(digits) - 7]):
