@@ -523,3 +523,11 @@ def test_dictionary_words_are_common_from_their_own_zipf():
     nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0, "dictionary_min_zipf": 2.5})
     masked = set(masked_words(nlp, text))
     assert "Zorvathy" in masked and not {"restlessness", "hemorrhoids"} & masked
+
+
+def test_shipped_whitelist_keeps_titles_with_their_period():
+    from spacy_deid.io.readers import term_list_v1
+
+    nlp, _ = fitted(BASE, {"k": 3}, whitelist=term_list_v1("whitelist.txt"))
+    masked = masked_words(nlp, "Ms. Zorvathy and Mrs. Quill seen. MRS. QUILL.")
+    assert not {"Ms.", "Mrs.", "MRS."} & set(masked) and {"Zorvathy", "Quill"} <= set(masked)
