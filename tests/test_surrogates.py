@@ -197,3 +197,15 @@ def test_state_codes_are_kept_only_in_upper_case():
 
     assert is_not_phi_place("GA") and is_not_phi_place("Georgia") and is_not_phi_place("Brazil")
     assert not is_not_phi_place("ga") and not is_not_phi_place("Boston")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["March 1977", "in march", "03/2019", "Dec 2020", "january of 2022", "12/2019"]),
+    st.integers(min_value=-365, max_value=365).filter(lambda d: d != 0),
+)
+def test_a_month_precision_date_never_keeps_its_month(text, days):
+    from spacy_deid.surrogates.dates import shift_date
+
+    result = shift_date(text, days)
+    assert result.action == "shift" and result.text != text, (text, days, result.text)

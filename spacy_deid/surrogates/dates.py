@@ -337,6 +337,13 @@ def _shift_fields(text: str, fields: List[_Field], days: int) -> DateShift:
         if start is None:
             return DateShift("unknown")
         new = start + dt.timedelta(days=days)
+        if new.month == start.month and (yearless or new.year == start.year):
+            # a shift of a few days (or of about a year, for "in march") would write the original
+            # month back ("March 1977"): move to the next (or previous) month, the same for every
+            # such date of the patient
+            step = 1 if days > 0 else -1
+            y, m = divmod(start.year * 12 + start.month - 1 + step, 12)
+            new = dt.date(y, m + 1, 15)
         return _finish(text, fields, new, yearless, days, "month")
     original = _safe_date(year, month, int(day_f.text))
     if original is None:
