@@ -288,6 +288,18 @@ def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":"
     return j
 
 
+def _words_before(doc: Doc, start: int) -> Tuple[str, str]:
+    """The two words before ``doc[start]`` in lower case, punctuation and one "the"
+    skipped ("transferred to the X" -> ("transferred", "to")); "" where there is none."""
+    j = _prev_word(doc, start)
+    if j >= 0 and doc[j].lower_ == "the":
+        j = _prev_word(doc, j)
+    if j < 0:
+        return "", ""
+    k = _prev_word(doc, j)
+    return (doc[k].lower_ if k >= 0 else ""), doc[j].lower_
+
+
 def is_mixed_case(doc: Doc) -> bool:
     """Whether ``doc`` is written in mixed case (not ALL CAPS, not all lower case)."""
     letters = [c for c in doc.text if c.isalpha()]
@@ -667,10 +679,7 @@ class Gazetteer:
                 j -= 1
             if j == i:
                 continue
-            k = _prev_word(doc, j)
-            if k >= 0 and doc[k].lower_ == "the":
-                k = _prev_word(doc, k)
-            if k >= 0 and doc[k].lower_ in LANDMARK_CUES:
+            if _words_before(doc, j)[1] in LANDMARK_CUES:
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
 
@@ -765,15 +774,8 @@ class Gazetteer:
             words += 1
         if words == 0 and tail < 2:
             return None  # "at the clinic"
-        k = _prev_word(doc, j)
-        if k >= 0 and doc[k].lower_ == "the":
-            k = _prev_word(doc, k)
-        if k < 0:
-            return None
-        kk = _prev_word(doc, k)
-        if doc[k].lower_ in TRANSFER_UNIGRAMS or (kk >= 0 and (doc[kk].lower_, doc[k].lower_) in TRANSFER_CUES):
-            return j
-        return None
+        before = _words_before(doc, j)
+        return j if before[1] in TRANSFER_UNIGRAMS or before in TRANSFER_CUES else None
 
     def _hospital_tail(self, lowers: List[str], i: int) -> int:
         for tail in _TAILS_BY_FIRST.get(lowers[i], ()):
@@ -973,19 +975,12 @@ class Gazetteer:
 
     def _transfer_context(self, doc: Doc, start: int) -> bool:
         """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
-        j = _prev_word(doc, start)
-        if j < 0:
-            return False
-        if doc[j].lower_ == "the":
-            j = _prev_word(doc, j)
-            if j < 0:
-                return False
-        k = _prev_word(doc, j)
-        if k >= 0 and (doc[k].lower_, doc[j].lower_) in TRANSFER_CUES:
+        before = _words_before(doc, start)
+        if before in TRANSFER_CUES:
             return True
         # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add")
         first = doc[start]
-        return doc[j].lower_ in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
+        return before[1] in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
 
     # ------------------------------------------------------------------ all
     def __call__(self, doc: Doc) -> List[Span]:
