@@ -202,7 +202,7 @@ def check_sourced_vectors(nlp: Language, sources: Dict[str, Union[str, Path]]) -
 
     mine = vectors_digest(nlp.vocab.vectors)
     for name, source in sources.items():
-        if not _uses_static_vectors(source, name):
+        if not uses_static_vectors(source, name):
             continue  # hash embeddings only: it runs the same under any vectors
         source_vectors = spacy.load(source, exclude=[n for n in _pipe_names(source)]).vocab.vectors
         theirs = vectors_digest(source_vectors)
@@ -218,7 +218,7 @@ def check_sourced_vectors(nlp: Language, sources: Dict[str, Union[str, Path]]) -
         nlp.meta.setdefault(VECTORS_META_KEY, {})["ner_vectors"] = theirs
 
 
-def _uses_static_vectors(source: Union[str, Path], name: str) -> bool:
+def uses_static_vectors(source: Union[str, Path], name: str) -> bool:
     """Whether component ``name`` of the pipeline at ``source`` reads static
     vectors (``include_static_vectors``, ``pretrained_vectors`` or a ``StaticVectors``
     layer in its model)."""

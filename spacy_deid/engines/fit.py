@@ -43,12 +43,14 @@ def add_ner(config, ner: Union[str, Path]):
     """Source the NER of a trained pipeline (its ``ner`` and the embedding
     components before it: ``tok2vec`` or ``transformer``) in front of the
     config's pipeline, so a config never holds a hand-kept copy of a NER block.
-    Without vectors of its own the config takes the trained pipeline's (a NER
-    trained with static vectors needs them).
+    Without vectors of its own the config takes the trained pipeline's when its
+    NER reads static vectors (the shipped NER config reads none: nothing to take).
 
     RAISES (ValueError): ``ner`` is not a pipeline directory with a ``ner``.
     """
     from spacy import util
+
+    from spacy_deid.util import uses_static_vectors
 
     ner_dir = Path(ner)
     if not (ner_dir / "config.cfg").is_file():
@@ -60,7 +62,7 @@ def add_ner(config, ner: Union[str, Path]):
     config["nlp"]["pipeline"] = [*sourced, *config["nlp"]["pipeline"]]
     for name in sourced:
         config["components"][name] = {"source": str(ner_dir)}
-    if config["initialize"].get("vectors") in (None, "null"):
+    if config["initialize"].get("vectors") in (None, "null") and any(uses_static_vectors(ner_dir, n) for n in sourced):
         config["initialize"]["vectors"] = str(ner_dir)
     return config
 
