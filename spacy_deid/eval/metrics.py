@@ -255,7 +255,10 @@ DEFINITIONS: Dict[str, str] = {
     "entity partial": "Correct when the boundaries equal, half-correct when they overlap, whatever the category.",
     "entity ent_type": "Correct when the spans overlap and the categories agree.",
     "leak rate": "Share of gold PHI tokens whose text survives at its place in the output (not fully covered by "
-                 "edits, or drawn back by a replacement).",
+                 "edits, or drawn back by a replacement). It also counts what a profile keeps on purpose: ages "
+                 "under 90, states and the year of a shifted date (not identifiers under HIPAA Safe Harbor) and "
+                 "the kind words of a surrogate (the 'General Hospital' of 'X General Hospital'); token-level "
+                 "detection recall measures what the detectors miss.",
     "anywhere rate": "Share of gold PHI tokens whose text occurs as a word anywhere in the sanitised note.",
     "non-PHI kept": "Share of the tokens outside gold spans that survive at their place.",
 }
