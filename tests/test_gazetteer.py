@@ -25,6 +25,13 @@ def variants(text):
     return [text, text.upper(), text.lower()]
 
 
+def assert_found_in_every_case(nlp, text, expected):
+    """``text`` as written, in UPPER and in lower case gives ``expected`` (text
+    written lower case), its UPPER copy, and ``expected`` again."""
+    for variant, want in zip(variants(text), (expected, [(t.upper(), l) for t, l in expected], expected)):
+        assert found(nlp, variant) == want, variant
+
+
 @pytest.mark.parametrize(
     "text,expected",
     [
@@ -217,8 +224,7 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     ],
 )
 def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, expected):
-    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
-        assert found(nlp, variant) == want, variant
+    assert_found_in_every_case(nlp, text, expected)
 
 
 @pytest.mark.parametrize(
@@ -233,8 +239,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
     ],
 )
 def test_names_in_telegraphic_notes(nlp, text, expected):
-    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
-        assert found(nlp, variant) == want, variant
+    assert_found_in_every_case(nlp, text, expected)
 
 
 @pytest.mark.parametrize(
@@ -247,8 +252,7 @@ def test_names_in_telegraphic_notes(nlp, text, expected):
     ],
 )
 def test_named_landmarks_after_a_place_cue(nlp, text, expected):
-    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
-        assert found(nlp, variant) == want, variant
+    assert_found_in_every_case(nlp, text, expected)
 
 
 @pytest.mark.parametrize(
@@ -261,8 +265,7 @@ def test_named_landmarks_after_a_place_cue(nlp, text, expected):
     ],
 )
 def test_hospitals_named_by_a_word_that_names_one(nlp, text, expected):
-    for variant, want in zip(variants(text), ([(t, l) for t, l in expected], [(t.upper(), l) for t, l in expected], expected)):
-        assert found(nlp, variant) == want, variant
+    assert_found_in_every_case(nlp, text, expected)
 
 
 @pytest.mark.parametrize(

@@ -466,9 +466,7 @@ class FrequencyMasker(Pipe):
         from spacy_deid.detect.gazetteers import read_common_words
         from spacy_deid.resources import asset_path
 
-        words = read_common_words(asset_path(path), self.common_min_zipf)
-        if self.dictionary_min_zipf is not None:
-            words |= read_common_words(asset_path(path), self.dictionary_min_zipf, ordinary_only=True)
+        words = read_common_words(asset_path(path), self.common_min_zipf, dictionary_min_zipf=self.dictionary_min_zipf)
         # hashes straight from the strings: nothing enters the vocab's StringStore
         self.common = HashedTerms(np.array([get_string_id(w) for w in words], dtype=np.uint64), {})
 

@@ -157,32 +157,37 @@ class PhiGazetteer(Pipe):
             )
         doc.spans[self.spans_key] = self._gazetteer(doc)
         if self.filter_ents and doc.ents:
-            kept, rejected = [], []
-            changed = False
-            for ent in doc.ents:
-                category = category_of(ent.label_, self._label_map)
-                if category is None:
-                    kept.append(ent)
-                    continue
-                # edge tokens without a letter or digit ("Mary?", "> Suite 828") are no part of the PHI
-                start, end = ent.start, ent.end
-                # an entity ends at a blank line ("Cox-Castillo.\n\nPLAN: ...")
-                end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
-                while start < end and not any(c.isalnum() for c in doc[start].text):
-                    start += 1
-                while end > start and not any(c.isalnum() for c in doc[end - 1].text):
-                    end -= 1
-                span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
-                changed = changed or span is not ent
-                if start < end and self._gazetteer.plausible_entity(doc, span, category):
-                    kept.append(span)
-                else:
-                    rejected.append(ent)
-            if rejected or changed:
-                doc.ents = kept
-            if rejected:
-                doc.spans[self.rejected_key] = rejected
+            self._filter_ents(doc)
         return doc
+
+    def _filter_ents(self, doc: Doc) -> None:
+        """Drop the NER entities that cannot be PHI of their category by their
+        form (into ``doc.spans[rejected_key]``); trim the kept ones."""
+        kept, rejected = [], []
+        changed = False
+        for ent in doc.ents:
+            category = category_of(ent.label_, self._label_map)
+            if category is None:
+                kept.append(ent)
+                continue
+            # edge tokens without a letter or digit ("Mary?", "> Suite 828") are no part of the PHI
+            start, end = ent.start, ent.end
+            # an entity ends at a blank line ("Cox-Castillo.\n\nPLAN: ...")
+            end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
+            while start < end and not any(c.isalnum() for c in doc[start].text):
+                start += 1
+            while end > start and not any(c.isalnum() for c in doc[end - 1].text):
+                end -= 1
+            span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
+            changed = changed or span is not ent
+            if start < end and self._gazetteer.plausible_entity(doc, span, category):
+                kept.append(span)
+            else:
+                rejected.append(ent)
+        if rejected or changed:
+            doc.ents = kept
+        if rejected:
+            doc.spans[self.rejected_key] = rejected
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone."""

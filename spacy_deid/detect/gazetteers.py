@@ -233,21 +233,25 @@ def read_term_file(path) -> List[str]:
     return out
 
 
-def read_common_words(path, min_zipf: float, ordinary_only: bool = False) -> Set[str]:
+def read_common_words(
+    path, min_zipf: float, ordinary_only: bool = False, dictionary_min_zipf: Optional[float] = None
+) -> Set[str]:
     """Words of ``common_words.tsv`` (word, Zipf frequency, ordinary-word flag)
     at or above ``min_zipf``; with ``ordinary_only`` only dictionary words (not
-    "ucla", "tylenol")."""
+    "ucla", "tylenol"); with ``dictionary_min_zipf`` also the dictionary words
+    from that Zipf frequency on (one read for both cuts)."""
     out: Set[str] = set()
     with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
             cols = line.rstrip("\n").split("\t")
-            if float(cols[1] if len(cols) > 1 else 0) < min_zipf:
-                continue
-            if ordinary_only and len(cols) > 2 and cols[2] == "0":
-                continue
-            out.add(cols[0].lower())
+            zipf = float(cols[1] if len(cols) > 1 else 0)
+            ordinary = not (len(cols) > 2 and cols[2] == "0")
+            if (zipf >= min_zipf and (ordinary or not ordinary_only)) or (
+                dictionary_min_zipf is not None and ordinary and zipf >= dictionary_min_zipf
+            ):
+                out.add(cols[0].lower())
     return out
 
 
