@@ -204,6 +204,12 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     nlp.initialize()
     doc = _with_ents(nlp, "Call Mary? She knows.", [("Mary?", "PATIENT")])
     assert [(e.text, e.label_) for e in doc.ents] == [("Mary", "PATIENT")]
+    doc = _with_ents(nlp, "Diagnosed with MS like Anna S., seen today.", [("like Anna S.", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["Anna S."]
+    doc = _with_ents(nlp, "PT LIKE ANNA S. SEEN", [("ANNA S.", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["ANNA S."]
+    doc = _with_ents(nlp, "Seen by Dr. van der Berg today.", [("van der Berg", "DOCTOR")])
+    assert [e.text for e in doc.ents] == ["van der Berg"]
     off = spacy.blank("en")
     off.add_pipe("phi_gazetteer", config={"filter_ents": False})
     off.initialize()

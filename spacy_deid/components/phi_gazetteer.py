@@ -31,8 +31,13 @@ from spacy_deid.detect.gazetteers import (
     PLACE_LABELS,
     load_lists,
 )
+from spacy_deid.detect.gazetteers import is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.util import pipe_each
+
+# categories whose entities are names: they start with no lower-case stop word in mixed-case text
+_NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
+_NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el st st. mc mac".split())
 
 # A listed name or place at least this frequent as an English word ("will",
 # "mark", "may") is used as a word far more often than as a name: it may be emitted.
@@ -174,7 +179,13 @@ class PhiGazetteer(Pipe):
             start, end = ent.start, ent.end
             # an entity ends at a blank line ("Cox-Castillo.\n\nPLAN: ...")
             end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
-            while start < end and not any(c.isalnum() for c in doc[start].text):
+            # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
+            # Anna S."), name particles apart ("van der Berg", "de la Cruz")
+            mixed = category in _NAMED and is_mixed_case(doc)
+            while start < end and (
+                not any(c.isalnum() for c in doc[start].text)
+                or (mixed and self._leading_word(doc[start]))
+            ):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):
                 end -= 1
@@ -188,6 +199,11 @@ class PhiGazetteer(Pipe):
             doc.ents = kept
         if rejected:
             doc.spans[self.rejected_key] = rejected
+
+    def _leading_word(self, token) -> bool:
+        """A lower-case ordinary word that no name starts with ("like", "with")."""
+        low = token.lower_
+        return token.is_lower and low not in _NAME_PARTICLES and (token.is_stop or self._gazetteer.is_common(low))
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs; a failing Doc goes to the error handler alone."""
