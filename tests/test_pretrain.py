@@ -251,6 +251,15 @@ def test_time_budget_stops_training(tmp_path, small_corpus):
     assert metrics["stopped_by_budget"] and 0 < metrics["steps"] < 100000
     assert metrics["train_seconds_this_run"] < 3 * 60 * 0.05 + 2
     assert (tmp_path / "b" / "model.safetensors").exists()
+    # a budget may stop a run a step before the horizon it had last set (the horizon
+    # follows the measured speed): the resumed run still trains to its own max_steps
+    import torch
+
+    opt_path = tmp_path / "b" / "checkpoint" / "optimizer.pt"
+    state = torch.load(opt_path, weights_only=True)
+    (schedule_state,) = state["scheduler"]["lr_lambdas"]
+    schedule_state["horizon"] = metrics["steps"] + 1
+    torch.save(state, opt_path)
     # resumed with more steps, a run stopped by its budget starts a new decay and trains on
     more = pretrain_mlm(small_corpus, tmp_path / "b", cfg, no_mask=True, show_progress=False, resume=True,
                         max_steps=metrics["steps"] + 3)

@@ -185,6 +185,8 @@ def test_ray_pipeline_that_cannot_load_is_a_clear_error(tmp_path, ray_local, mod
     # a fresh driver process: this test process has the component registered already
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "FATAL Ray run failed" in res.stdout, res.stdout[-2000:] + res.stderr[-2000:]
+    # the cause is asked of the cluster: Ray does not always name it in its own error
+    assert "workers cannot load the pipeline" in res.stdout, res.stdout[-2000:]
     assert "deid_test_slow_mask" in res.stdout and "--resume" in res.stdout
     assert out.read_text() == "previous\n"
 

@@ -223,6 +223,41 @@ def _contiguous_runs(index: Sequence[int]) -> List[Tuple[int, int]]:
     return runs
 
 
+def _load_worker_pipeline(
+    pipeline: str, code_path: Optional[str], use_gpu: bool, operators: Optional[Dict[str, str]]
+) -> Any:
+    """What a worker does before its first record: import the user's code and our
+    components, load the pipeline, set the operators, check it de-identifies."""
+    import_code(code_path)
+    import spacy_deid  # noqa: F401  (registers our components and readers)
+
+    # Ray sets CUDA_VISIBLE_DEVICES to the GPU(s) of this actor: it is GPU 0 here.
+    nlp = load_pipeline(pipeline, gpu_id=0 if use_gpu else -1)
+    if operators:
+        set_operators(nlp, operators)
+    check_deid_pipeline(nlp, str(pipeline))
+    return nlp
+
+
+def _why_workers_cannot_load(ray: Any, pipeline: str, code_path: Optional[str], operators: Optional[Dict[str, str]]) -> Optional[str]:
+    """After a failed run: load the pipeline once more in a task of the cluster (the
+    workers' environment) and return why it fails, or None. Ray reports an actor
+    that died in its constructor in several ways (ActorDiedError with the cause, or a
+    scheduling error that names none), so the cause is asked for, not parsed."""
+
+    def probe() -> Optional[str]:
+        try:
+            _load_worker_pipeline(pipeline, code_path, False, operators)
+        except Exception as err:  # noqa: BLE001  (any load failure is the answer)
+            return f"{type(err).__name__}: {_first_line(err, first=True)}"
+        return None
+
+    try:
+        return ray.get(ray.remote(num_cpus=0, max_retries=0)(probe).remote(), timeout=300)
+    except Exception:  # noqa: BLE001  (the probe is a diagnosis; its own failure says nothing)
+        return None
+
+
 class SanitizeWorker:
     """The ``map_batches`` actor: loads the pipeline once, sanitises blocks.
 
@@ -242,14 +277,7 @@ class SanitizeWorker:
         piece_chars: Optional[int] = None,
         operators: Optional[Dict[str, str]] = None,
     ):
-        import_code(code_path)
-        import spacy_deid  # noqa: F401  (registers our components and readers)
-
-        # Ray sets CUDA_VISIBLE_DEVICES to the GPU(s) of this actor: it is GPU 0 here.
-        self.nlp = load_pipeline(pipeline, gpu_id=0 if use_gpu else -1)
-        if operators:
-            set_operators(self.nlp, operators)
-        check_deid_pipeline(self.nlp, str(pipeline))
+        self.nlp = _load_worker_pipeline(pipeline, code_path, use_gpu, operators)
         self.batch_size = batch_size
         self.keep_text = keep_text
         self.max_chars = max_chars
@@ -566,8 +594,10 @@ def sanitize_file_ray(
                 except ray.exceptions.RayError as err:
                     # a record's own failure never gets here (process_lines gives it an
                     # error record): this is a worker that could not start or died
+                    cause = _why_workers_cannot_load(ray, pipeline_arg, code_arg, operators)
+                    why = f"; the workers cannot load the pipeline: {cause}" if cause else ""
                     raise FatalError(
-                        f"Ray run failed ({type(err).__name__}: {_first_line(err)}); complete shards are kept in "
+                        f"Ray run failed ({type(err).__name__}: {_first_line(err)}){why}; complete shards are kept in "
                         f"{shard_dir}, rerun with --resume"
                     ) from None
                 timings["process_s"] = time.perf_counter() - t0
@@ -584,6 +614,8 @@ def sanitize_file_ray(
     return stats
 
 
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[-1][:300] if text else type(err).__name__
+def _first_line(err: BaseException, first: bool = False) -> str:
+    """One line of an error's message (the last one, where Ray puts the cause under
+    its traceback; the first with ``first``), at most 300 characters."""
+    text = [line for line in str(err).strip().splitlines() if line.strip()]
+    return (text[0] if first else text[-1])[:300] if text else type(err).__name__

@@ -899,10 +899,10 @@ def pretrain_mlm(
         optimizer.load_state_dict(opt_state["optimizer"])
         scheduler.load_state_dict(opt_state["scheduler"])
         start_step = int(state["step"])
-        if budget_s > 0 or schedule.horizon <= start_step:
-            # a run stopped by its time budget ended with the decay at 0: a new
-            # budget (or more steps) starts a new decay from here
-            schedule.horizon = total_steps
+        # The checkpoint's horizon is where the previous run meant to end: a run cut
+        # by its time budget may have stopped a few steps before it. This run ends
+        # at its own max_steps (or its own budget moves the horizon again).
+        schedule.horizon = total_steps
         say(f"Resumed from step {start_step}")
 
     # 4. training
