@@ -300,3 +300,16 @@ def test_clinical_words_after_a_cue_are_no_names(nlp):
     for text in ("here w/ choledocholithiasis.. neuro: lethargic", "ADMITTED W/ UROSEPSIS."):
         assert found(nlp, text) == [], text
     assert found(nlp, "paged dr pernford at 0815") == [("pernford", "NAME")]
+
+
+def test_short_line_bounds_stop_at_the_word_limit():
+    from spacy_deid.detect.gazetteers import _short_line_bounds
+
+    nlp = spacy.blank("en")
+    doc = nlp("pt resting comfortably, vss.\ngrace smith rn\nplan: continue current care and monitor")
+    i = [t.text for t in doc].index("smith")
+    start, end = _short_line_bounds(doc, i, 5)
+    assert doc[start:end].text.strip() == "grace smith rn"
+    # the first and last lines have more than 3 words: no bounds, whichever word asks
+    assert _short_line_bounds(doc, 1, 3) is None and _short_line_bounds(doc, len(doc) - 1, 3) is None
+    assert _short_line_bounds(doc, len(doc) - 1, 6) is not None

@@ -170,6 +170,7 @@ class PhiGazetteer(Pipe):
         form (into ``doc.spans[rejected_key]``); trim the kept ones."""
         kept, rejected = [], []
         changed = False
+        mixed_case = is_mixed_case(doc)
         for ent in doc.ents:
             category = category_of(ent.label_, self._label_map)
             if category is None:
@@ -181,7 +182,7 @@ class PhiGazetteer(Pipe):
             end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz")
-            mixed = category in _NAMED and is_mixed_case(doc)
+            mixed = category in _NAMED and mixed_case
             while start < end and (
                 not any(c.isalnum() for c in doc[start].text)
                 or (mixed and self._leading_word(doc[start]))
@@ -191,7 +192,7 @@ class PhiGazetteer(Pipe):
                 end -= 1
             span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
             changed = changed or span is not ent
-            if start < end and self._gazetteer.plausible_entity(doc, span, category):
+            if start < end and self._gazetteer.plausible_entity(doc, span, category, mixed_case):
                 kept.append(span)
             else:
                 rejected.append(ent)

@@ -345,13 +345,23 @@ def _has_credential_after(doc: Doc, end: int) -> bool:
     return comma or w not in WEAK_CREDENTIALS
 
 
-def _line_bounds(doc: Doc, i: int) -> Tuple[int, int]:
+def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, int]]:
+    """The token bounds of the line of ``doc[i]``, or None when it has more than
+    ``max_words`` alphabetic words (the scan stops there: prose notes have lines of
+    hundreds of tokens, and only short lines are asked about)."""
+    words = int(doc[i].is_alpha)
     start = i
     while start > 0 and "\n" not in doc[start - 1].text and "\n" not in doc[start - 1].whitespace_:
         start -= 1
+        words += doc[start].is_alpha
+        if words > max_words:
+            return None
     end = i + 1
     while end < len(doc) and "\n" not in doc[end - 1].whitespace_ and "\n" not in doc[end].text:
+        words += doc[end].is_alpha
         end += 1
+        if words > max_words:
+            return None
     return start, end
 
 
@@ -587,9 +597,12 @@ class Gazetteer:
 
     def _signature_line(self, doc: Doc, start: int, end: int) -> bool:
         """A short line of names and credentials only ("grace smith rn")."""
-        ls, le = _line_bounds(doc, start)
+        bounds = _short_line_bounds(doc, start, 5)
+        if bounds is None:
+            return False
+        ls, le = bounds
         words = [t for t in doc[ls:le] if t.is_alpha]
-        if not words or len(words) > 5 or le < end:
+        if not words or le < end:
             return False
         creds = sum(t.lower_ in CREDENTIALS for t in words)
         names = sum(NAME in self.tags(t.lower_) for t in words)
@@ -915,7 +928,7 @@ class Gazetteer:
         return out
 
     # ---------------------------------------------------- a NER's entities
-    def plausible_entity(self, doc: Doc, span: Span, category: str) -> bool:
+    def plausible_entity(self, doc: Doc, span: Span, category: str, mixed_case: Optional[bool] = None) -> bool:
         """Whether a NER entity of PHI ``category`` can be what its label says, by its
         form. A statistical NER trained on clinical notes also fires on text
         unlike its training notes ("Hello I moved" as a HOSPITAL, "card" as a
@@ -929,7 +942,8 @@ class Gazetteer:
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
-        Other categories (ids, contacts, ages) are kept as found."""
+        Other categories (ids, contacts, ages) are kept as found. ``mixed_case``:
+        ``is_mixed_case(doc)`` when the caller has it (it reads the whole text)."""
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -944,7 +958,8 @@ class Gazetteer:
         words = [t for t in span if t.is_alpha]
         if not words:
             return category != "NAME" and any(c.isdigit() for c in span.text)
-        mixed_case = is_mixed_case(doc)
+        if mixed_case is None:
+            mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
         if all(self._clinical_term(t.lower_) for t in words):
@@ -964,7 +979,7 @@ class Gazetteer:
             return _has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
-        return self._location_context(doc, span) or self._transfer_context(doc, span.start)
+        return self._location_context(doc, span) or self._transfer_context(doc, span.start, mixed_case)
 
     def _clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
@@ -977,14 +992,14 @@ class Gazetteer:
         """A clinical term or form, or a dictionary word ("wean")."""
         return self._clinical_term(low) or get_string_id(low) in dictionary_words()
 
-    def _transfer_context(self, doc: Doc, start: int) -> bool:
+    def _transfer_context(self, doc: Doc, start: int, mixed_case: bool) -> bool:
         """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
         before = _words_before(doc, start)
         if before in TRANSFER_CUES:
             return True
         # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add")
         first = doc[start]
-        return before[1] in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
+        return before[1] in TRANSFER_UNIGRAMS and (not mixed_case or first.is_title or first.is_upper)
 
     # ------------------------------------------------------------------ all
     def __call__(self, doc: Doc) -> List[Span]:
