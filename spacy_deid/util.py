@@ -1,5 +1,6 @@
 """Small helpers shared by the components."""
 import hashlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
@@ -8,6 +9,25 @@ from spacy.tokens import Doc
 
 Record = Dict[str, Any]
 RecordsReader = Callable[[], Iterable[Record]]
+
+
+@contextmanager
+def memory_zone(nlp: Language) -> Iterator[None]:
+    """``nlp.memory_zone()`` that also frees its strings when the block raises.
+
+    spaCy up to 3.8.7 skips a zone's clean-up when an exception leaves it, and every
+    later document of the same pipeline fails (explosion/spaCy#13924): a run that
+    stops on a full disk or a closed output would break the pipeline for the next
+    run in the same process. The exception is held while the zone closes, then raised.
+    """
+    error: Optional[BaseException] = None
+    with nlp.memory_zone():
+        try:
+            yield
+        except BaseException as err:  # noqa: BLE001  (re-raised below, after the zone)
+            error = err
+    if error is not None:
+        raise error
 
 
 def make_doc(nlp: Language, record: Record, text: Optional[str] = None, **extra: Any) -> Doc:
@@ -299,7 +319,7 @@ def detector_flagged_words(nlp: Language, name: str, records: Iterable[Record], 
     procs = [(n, p) for n, p in upstream_pipes(nlp, name) if nlp.get_pipe_meta(n).factory not in TRAINED_TIER]
     words: Set[str] = set()
     word = re.compile(r"\w+")
-    with nlp.memory_zone():
+    with memory_zone(nlp):
         for batch in minibatch(records, size=batch_size):
             docs: Iterable[Doc] = (make_doc(nlp, rec) for rec in batch)
             for _, proc in procs:

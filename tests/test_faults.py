@@ -429,3 +429,20 @@ def test_memory_zones_keep_the_vocab_from_growing_and_change_no_output(tmp_path)
     sanitize_file(nlp, inp, tmp_path / "none.jsonl", zone_records=0)
     assert len(nlp.vocab.strings) > before + 100  # without zones the note's numbers and words stay
     assert (tmp_path / "zones.jsonl").read_bytes() == (tmp_path / "none.jsonl").read_bytes()
+
+
+def test_memory_zone_frees_its_strings_when_the_block_raises():
+    """spaCy 3.8.7 leaves a zone's strings half freed when an exception leaves
+    ``nlp.memory_zone()``, and the next document fails; our helper closes it first."""
+    import spacy
+
+    from spacy_deid.util import memory_zone
+
+    nlp = spacy.blank("en")
+    with pytest.raises(RuntimeError, match="disk full"):
+        with memory_zone(nlp):
+            nlp("Kowalczyk was seen on 3/4 by Zbigniewska")
+            raise RuntimeError("disk full")
+    with memory_zone(nlp):
+        assert [t.text for t in nlp("Kowalczyk was seen again")] == ["Kowalczyk", "was", "seen", "again"]
+    assert "Kowalczyk" not in nlp.vocab.strings

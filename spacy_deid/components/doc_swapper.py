@@ -58,7 +58,7 @@ from thinc.api import Config
 
 from spacy_deid.edits import SWAP, Rendering, add_edit, render
 from spacy_deid.policies.keyphrases import Keyphrase, KeyphrasePolicy
-from spacy_deid.util import RecordsReader, pipe_upstream, require_corpus, stable_key, upstream_pipes
+from spacy_deid.util import RecordsReader, memory_zone, pipe_upstream, require_corpus, stable_key, upstream_pipes
 
 METHODS = ("rake_keyphrase", "rake_index", "textrank", "none")
 # Words of two or more letters: numbers (MRNs, dates) never become features, so not
@@ -406,7 +406,7 @@ class DocSwapper(Pipe):
         if nlp is not None and upstream_pipes(nlp, self.name):
             # Tokenising the corpus adds its strings to the vocab, which is saved with
             # the pipeline: the memory zone drops them again after the fit.
-            with nlp.memory_zone():
+            with memory_zone(nlp):
                 self._fit(self._corpus_texts(nlp, corpus))
         else:
             self._fit(self._corpus_texts(nlp, corpus))

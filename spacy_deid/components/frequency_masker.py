@@ -47,7 +47,7 @@ from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
 from spacy_deid.stats.terms import HashedTerms
-from spacy_deid.util import RecordsReader, pipe_each, pipe_upstream, require_corpus
+from spacy_deid.util import RecordsReader, memory_zone, pipe_each, pipe_upstream, require_corpus
 
 logger = logging.getLogger("spacy_deid")
 
@@ -429,7 +429,7 @@ class FrequencyMasker(Pipe):
         confidence = load_confidence(confidence_path, self.extractor.settings())
         cap = self.k_max if self.keep_fraction is not None else int(self.k_config)
         try:
-            with nlp.memory_zone():
+            with memory_zone(nlp):
                 self.whitelist = HashedTerms.from_terms(whitelist or [], nlp.make_doc)
                 self.blacklist = HashedTerms.from_terms(blacklist or [], nlp.make_doc)
                 counter = DistinctCounter(self.count_unit, cap=cap)

@@ -33,7 +33,7 @@ from spacy_deid.detect.gazetteers import (
 )
 from spacy_deid.detect.gazetteers import is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
-from spacy_deid.util import pipe_each
+from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
 _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
@@ -134,7 +134,7 @@ class PhiGazetteer(Pipe):
     def set_lists(self, lists: GazetteerLists) -> None:
         """Use these lists (compiled with the pipeline's tokenizer inside a memory
         zone, so no list string stays in the vocab saved with the pipeline)."""
-        with self._nlp.memory_zone():
+        with memory_zone(self._nlp):
             self._gazetteer = Gazetteer.from_lists(lists, self._nlp.make_doc)
 
     @property

@@ -40,7 +40,7 @@ from spacy_deid.engines.checks import (
     run_fingerprint,
 )
 from spacy_deid.io.atomic import write_json
-from spacy_deid.util import check_pipeline_vectors, make_doc
+from spacy_deid.util import check_pipeline_vectors, make_doc, memory_zone
 from spacy_deid.io.records import (
     PASS_THROUGH,
     AtomicJSONLWriter,
@@ -452,7 +452,7 @@ def process_in_zones(nlp: Language, lines: Iterable[LineResult], zone_records: i
     it = iter(lines)
     for first in it:
         block = itertools.chain([first], islice(it, zone_records - 1))
-        with nlp.memory_zone():
+        with memory_zone(nlp):
             yield from process_lines(nlp, block, **kwargs)
 
 
@@ -474,7 +474,7 @@ def _worker_init(nlp: Language, options: Dict[str, Any]) -> None:
 def _worker_run(block: List[Tuple[int, bytes]]) -> List[Tuple[Optional[str], Dict[str, Any]]]:
     nlp = _WORKER["nlp"]
     lines = [parse_line(raw, line_no) for line_no, raw in block]
-    with nlp.memory_zone():  # the block's strings and lexemes are freed after it
+    with memory_zone(nlp):  # the block's strings and lexemes are freed after it
         outs = process_lines(nlp, lines, flag_duplicates=False, **_WORKER["options"])
         return [(record_key(res), out) for res, out in zip(lines, outs)]
 

@@ -46,6 +46,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy_deid.engines.checks import check_deid_pipeline, check_deid_pipeline_dir, check_paths, compare_fingerprints, run_fingerprint
 from spacy_deid.io.atomic import atomic_file, write_json
+from spacy_deid.util import memory_zone
 from spacy_deid.io.records import AtomicJSONLWriter, Chunk, FatalError, dumps, parse_line, scan_chunks
 from spacy_deid.engines.local import (
     DEFAULT_MAX_CHARS,
@@ -291,7 +292,7 @@ class SanitizeWorker:
         for start, stop in _contiguous_runs(index):
             lines = [parse_line(bytes(raw[k]), line_no[k]) for k in range(start, stop)]
             stats = SanitizeStats()
-            with self.nlp.memory_zone():  # the block's strings and lexemes are freed after it
+            with memory_zone(self.nlp):  # the block's strings and lexemes are freed after it
                 body = [
                     dumps(rec)
                     for rec in process_lines(

@@ -42,6 +42,7 @@ from spacy.language import Language
 from spacy_deid.io.records import FatalError, iter_lines, parse_line, scan_chunks
 from spacy_deid.detect.gazetteers import COMMON_WORDS
 from spacy_deid.engines.local import import_code
+from spacy_deid.util import memory_zone
 
 RECORDS_READER = "spacy_deid.io.records.v1"
 
@@ -95,7 +96,7 @@ class UpstreamWorker:
         from spacy_deid.util import pipe_upstream
 
         index, records = self._records(batch)
-        with self.nlp.memory_zone():
+        with memory_zone(self.nlp):
             docs = pipe_upstream(self.nlp, self.name, records)
             if self.task == "render":
                 out: Dict[str, List[Any]] = {"index": [], "text": [], "label": []}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from spacy_deid.io.records import FatalError, iter_records
+from spacy_deid.util import memory_zone
 
 RARE = "rare"
 PHI = "phi"
@@ -189,7 +190,7 @@ def _detected(
     from spacy_deid.util import flagged_spans, make_doc
 
     nlp = load_mask_pipeline(corpus, mask_config=config, overrides=overrides)
-    with nlp.memory_zone():
+    with memory_zone(nlp):
         docs = nlp.pipe((make_doc(nlp, rec) for rec in records), batch_size=64)
         for rec, doc in zip(records, docs):
             rid = str(rec["id"])
