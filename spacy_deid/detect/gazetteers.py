@@ -304,11 +304,19 @@ def _words_before(doc: Doc, start: int) -> Tuple[str, str]:
     return (doc[k].lower_ if k >= 0 else ""), doc[j].lower_
 
 
+_MIXED_CASE_KEY = "spacy_deid.mixed_case"
+
+
 def is_mixed_case(doc: Doc) -> bool:
-    """Whether ``doc`` is written in mixed case (not ALL CAPS, not all lower case)."""
-    letters = [c for c in doc.text if c.isalpha()]
-    upper = sum(c.isupper() for c in letters)
-    return bool(letters) and 0.05 < upper / len(letters) < 0.6
+    """Whether ``doc`` is written in mixed case (not ALL CAPS, not all lower case).
+    Read once per Doc (several components ask; it reads every character) and kept
+    in ``doc.user_data``: a flag of the letter case, nothing of the text."""
+    cached = doc.user_data.get(_MIXED_CASE_KEY)
+    if cached is None:
+        letters = [c for c in doc.text if c.isalpha()]
+        upper = sum(c.isupper() for c in letters)
+        cached = doc.user_data[_MIXED_CASE_KEY] = bool(letters) and 0.05 < upper / len(letters) < 0.6
+    return cached
 
 
 def _lower(doc: Doc, i: int) -> str:

@@ -498,14 +498,16 @@ def process_raw_in_pool(
 
     from spacy.util import minibatch
 
+    died = (
+        "A sanitize worker process died (out of memory, or killed); the output written so far is kept: "
+        "rerun with --resume"
+    )
+
     def settle(future) -> Iterator[Dict[str, Any]]:
         try:
             results = future.result()
         except BrokenProcessPool:
-            raise FatalError(
-                "A sanitize worker process died (out of memory, or killed); the output written so far is kept: "
-                "rerun with --resume"
-            ) from None
+            raise FatalError(died) from None
         for rid, out in results:
             if duplicates.check(rid):
                 out["duplicate_id"] = True
@@ -516,7 +518,14 @@ def process_raw_in_pool(
     with ProcessPoolExecutor(n_process, mp_context=ctx, initializer=_worker_init, initargs=(nlp, options)) as pool:
         pending: Deque[Any] = deque()
         for block in minibatch(raw_lines, size=block_records):
-            pending.append(pool.submit(_worker_run, list(block)))
+            try:
+                pending.append(pool.submit(_worker_run, list(block)))
+            except BrokenProcessPool:
+                # the pool noticed the dead worker before its block was settled:
+                # the blocks finished before it are still written, in order
+                while pending:
+                    yield from settle(pending.popleft())
+                raise FatalError(died) from None
             if len(pending) > 2 * n_process:
                 yield from settle(pending.popleft())
         while pending:
