@@ -5,7 +5,7 @@ One run measures, on each data set given:
 - every component of the pipeline in turn (``proc.pipe`` on the previous step's docs);
 - rendering (``doc._.deid_text`` and the edit records) ;
 - the whole pipeline with rendering, ``n_process`` 1 and 2;
-- ``spacy-deid sanitize`` end to end (a subprocess: JSON reading and writing included);
+- ``spacy-deid sanitize`` end to end, ``--n-process`` 1 and 2 (a subprocess: JSON reading and writing included);
 - Presidio (analyzer + anonymizer), run in the benchmark venv ``benchmarks/.venv-peers``
   (setup: see bench_frequency_speed.py), when that venv exists;
 - the peak resident memory of the whole-pipeline and sanitize runs.
@@ -236,19 +236,22 @@ def main(argv: Optional[List[str]] = None) -> None:
         for n_process in (1, 2):
             print(f"[{name}] whole pipeline, n_process={n_process} ...", flush=True)
             entry[f"whole_n{n_process}"] = whole_pipeline(pipeline, data, n_process, args.batch_size)
-        print(f"[{name}] sanitize CLI ...", flush=True)
+        print(f"[{name}] sanitize CLI, --n-process 1 and 2 ...", flush=True)
         entry["sanitize_cli"] = sanitize_cli(pipeline, data, entry["n_tokens"], args.batch_size)
+        entry["sanitize_cli_n2"] = sanitize_cli(pipeline, data, entry["n_tokens"], args.batch_size, n_process=2)
         if not args.no_presidio:
             print(f"[{name}] presidio ...", flush=True)
             entry["presidio"] = presidio(data, entry["n_tokens"], args.peers_python)
         ratios = {}
-        for key in ("whole_n1", "whole_n2", "sanitize_cli", "presidio"):
+        for key in ("whole_n1", "whole_n2", "sanitize_cli", "sanitize_cli_n2", "presidio"):
             if "tokens_per_s" in entry.get(key, {}):
                 ratios[f"{key}_vs_tokenizer"] = round(entry[key]["tokens_per_s"] / tok, 4)
         if "tokens_per_s" in entry["whole_n1"] and "tokens_per_s" in entry["whole_n2"]:
             ratios["n2_vs_n1"] = round(entry["whole_n2"]["tokens_per_s"] / entry["whole_n1"]["tokens_per_s"], 3)
         if "tokens_per_s" in entry["sanitize_cli"] and "tokens_per_s" in entry["whole_n1"]:
             ratios["sanitize_vs_whole_n1"] = round(entry["sanitize_cli"]["tokens_per_s"] / entry["whole_n1"]["tokens_per_s"], 3)
+        if "tokens_per_s" in entry["sanitize_cli"] and "tokens_per_s" in entry["sanitize_cli_n2"]:
+            ratios["sanitize_n2_vs_n1"] = round(entry["sanitize_cli_n2"]["tokens_per_s"] / entry["sanitize_cli"]["tokens_per_s"], 3)
         if "tokens_per_s" in entry.get("presidio", {}) and "tokens_per_s" in entry["whole_n1"]:
             ratios["whole_n1_vs_presidio"] = round(entry["whole_n1"]["tokens_per_s"] / entry["presidio"]["tokens_per_s"], 2)
         entry["ratios"] = ratios
