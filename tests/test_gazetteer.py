@@ -255,6 +255,10 @@ def test_names_in_telegraphic_notes(nlp, text, expected):
         ("volunteers at the yoder creek trail. fills", [("yoder creek trail", "LOCATION_OTHER")]),
         ("walks at the dog park daily", []),
         ("lives near the river", []),
+        ("she fell at zion national park on monday", [("zion national park", "LOCATION_OTHER")]),
+        ("senior at lincoln high school, plays", [("lincoln high school", "LOCATION_OTHER")]),
+        ("walks at the local park daily", []),
+        ("swims in the public pool at the city park", []),
     ],
 )
 def test_named_landmarks_after_a_place_cue(nlp, text, expected):

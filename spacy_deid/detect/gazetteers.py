@@ -699,14 +699,25 @@ class Gazetteer:
             j = i
             while j > 0 and i - j < 2 and doc[j - 1].is_alpha and not doc[j - 1].is_stop and doc[j - 1].lower_ not in LANDMARK_WORDS:
                 low = doc[j - 1].lower_
+                if low in LANDMARK_GENERIC and j == i and self._landmark_name_word(doc, j - 2):
+                    j -= 1  # a kind word after a name: "zion national park", "lincoln high school"
+                    continue
                 if low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or low in LANDMARK_GENERIC or _SPECIALTY.search(low):
                     break
                 j -= 1
-            if j == i:
+            if j == i or doc[j].lower_ in LANDMARK_GENERIC:
                 continue
             if _words_before(doc, j)[1] in LANDMARK_CUES:
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
+
+    @staticmethod
+    def _landmark_name_word(doc: Doc, k: int) -> bool:
+        """Whether ``doc[k]`` can name a landmark: a word, no stop word, kind or department word."""
+        if k < 0 or not doc[k].is_alpha or doc[k].is_stop:
+            return False
+        low = doc[k].lower_
+        return not (low in LANDMARK_WORDS or low in LANDMARK_GENERIC or low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or _SPECIALTY.search(low))
 
     def _location_context(self, doc: Doc, span: Span) -> bool:
         j = _prev_word(doc, span.start)
