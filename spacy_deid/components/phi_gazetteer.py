@@ -192,7 +192,7 @@ class PhiGazetteer(Pipe):
                 end -= 1
             span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
             changed = changed or span is not ent
-            if start < end and self._gazetteer.plausible_entity(doc, span, category, mixed_case):
+            if start < end and self._gazetteer.plausible_entity(doc, span, category):
                 kept.append(span)
             else:
                 rejected.append(ent)

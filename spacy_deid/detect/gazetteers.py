@@ -947,7 +947,7 @@ class Gazetteer:
         return out
 
     # ---------------------------------------------------- a NER's entities
-    def plausible_entity(self, doc: Doc, span: Span, category: str, mixed_case: Optional[bool] = None) -> bool:
+    def plausible_entity(self, doc: Doc, span: Span, category: str) -> bool:
         """Whether a NER entity of PHI ``category`` can be what its label says, by its
         form. A statistical NER trained on clinical notes also fires on text
         unlike its training notes ("Hello I moved" as a HOSPITAL, "card" as a
@@ -961,8 +961,7 @@ class Gazetteer:
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
-        Other categories (ids, contacts, ages) are kept as found. ``mixed_case``:
-        ``is_mixed_case(doc)`` when the caller has it (it reads the whole text)."""
+        Other categories (ids, contacts, ages) are kept as found."""
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -977,8 +976,7 @@ class Gazetteer:
         words = [t for t in span if t.is_alpha]
         if not words:
             return category != "NAME" and any(c.isdigit() for c in span.text)
-        if mixed_case is None:
-            mixed_case = is_mixed_case(doc)
+        mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
         if all(self._clinical_term(t.lower_) for t in words):
@@ -998,7 +996,7 @@ class Gazetteer:
             return _has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
-        return self._location_context(doc, span) or self._transfer_context(doc, span.start, mixed_case)
+        return self._location_context(doc, span) or self._transfer_context(doc, span.start)
 
     def _clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
@@ -1011,14 +1009,14 @@ class Gazetteer:
         """A clinical term or form, or a dictionary word ("wean")."""
         return self._clinical_term(low) or get_string_id(low) in dictionary_words()
 
-    def _transfer_context(self, doc: Doc, start: int, mixed_case: bool) -> bool:
+    def _transfer_context(self, doc: Doc, start: int) -> bool:
         """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
         before = _words_before(doc, start)
         if before in TRANSFER_CUES:
             return True
         # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add")
         first = doc[start]
-        return before[1] in TRANSFER_UNIGRAMS and (not mixed_case or first.is_title or first.is_upper)
+        return before[1] in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
 
     # ------------------------------------------------------------------ all
     def __call__(self, doc: Doc) -> List[Span]:
