@@ -210,6 +210,14 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     assert [e.text for e in doc.ents] == ["ANNA S."]
     doc = _with_ents(nlp, "Seen by Dr. van der Berg today.", [("van der Berg", "DOCTOR")])
     assert [e.text for e in doc.ents] == ["van der Berg"]
+    # a name or place ends before clinical shorthand
+    doc = _with_ents(nlp, "ADMITTED FROM SIEFIELD W/ ULCERATIVE COLITIS FLARE", [("SIEFIELD W/ ULCERATIVE COLITIS FLARE", "HOSPITAL")])
+    assert [e.text for e in doc.ents] == ["SIEFIELD"]
+    # nor ends with a clinical verb; a one-word name stays whole
+    doc = _with_ents(nlp, "DR HAISHAM PAGED. NO NEW ORDERS", [("HAISHAM PAGED", "DOCTOR")])
+    assert [e.text for e in doc.ents] == ["HAISHAM"]
+    doc = _with_ents(nlp, "KUB ORDERED, ABD SOFT", [("KUB", "PATIENT")])
+    assert not doc.ents
     off = spacy.blank("en")
     off.add_pipe("phi_gazetteer", config={"filter_ents": False})
     off.initialize()
@@ -241,6 +249,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("report given to bestyn zaello. abd soft", [("bestyn zaello", "NAME")]),
         ("pt: violet grollwick is a 90 yo", [("violet grollwick", "NAME")]),
         ("pt rose from bed", []),
+        ("dr haisham paged. no new orders", [("haisham", "NAME")]),
         ("pt: 79 yo m", []),
     ],
 )

@@ -56,6 +56,12 @@ def test_no_false_positives_on_scores_and_vitals(nlp):
     assert ents(nlp, "Pain 6/10, BP 147/67, shift (0700-1900), 3 tablets, score 98/52") == []
 
 
+def test_a_shift_before_a_date_is_no_phone_number(nlp):
+    # the loose phone pattern took "0700-1900 12-31-18" as one international number
+    assert ents(nlp, "NURSING NOTE 0700-1900 12-31-18") == [("12-31-18", "DATE")]
+    assert ents(nlp, "call 0161 496 0754 today") == [("0161 496 0754", "PHONE")]
+
+
 def variants(text):
     return [(text, str), (text.upper(), str.upper), (text.lower(), str.lower)]
 

@@ -37,6 +37,9 @@ from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
 _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
+# clinical shorthand that joins two phrases: no name, place or organisation runs across one
+# ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
+_PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el st st. mc mac".split())
 
 # A listed name or place at least this frequent as an English word ("will",
@@ -165,6 +168,10 @@ class PhiGazetteer(Pipe):
             self._filter_ents(doc)
         return doc
 
+    def _clinical_verb(self, low: str) -> bool:
+        """A clinical term that is a verb form ("paged", "ambulating"): never the end of a name."""
+        return low.endswith(("ed", "ing")) and self._gazetteer._clinical_term(low)
+
     def _filter_ents(self, doc: Doc) -> None:
         """Drop the NER entities that cannot be PHI of their category by their
         form (into ``doc.spans[rejected_key]``); trim the kept ones."""
@@ -180,6 +187,9 @@ class PhiGazetteer(Pipe):
             start, end = ent.start, ent.end
             # an entity ends at a blank line ("Cox-Castillo.\n\nPLAN: ...")
             end = next((i for i in range(start, end) if doc[i].is_space and "\n\n" in doc[i].text), end)
+            # a name, place or organisation ends before clinical shorthand ("siefield w/ ulcerative colitis")
+            if category in _NAMED:
+                end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz")
             mixed = category in _NAMED and mixed_case
@@ -189,6 +199,10 @@ class PhiGazetteer(Pipe):
             ):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):
+                end -= 1
+            # nor with a clinical verb after a name ("dr haisham paged", "x notified"); a
+            # one-word entity stays whole
+            while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):
                 end -= 1
             span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
             changed = changed or span is not ent

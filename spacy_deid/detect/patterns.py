@@ -341,8 +341,8 @@ def _loose_phone_ok(span: Span, others: List[Span]) -> bool:
         if o.start < span.end and span.start < o.end and not (span.start <= o.start and o.end <= span.end and len(o) < len(span)):
             return False
     groups = re.findall(r"\d+", span.text)
-    if len(groups) == 2 and all(len(g) == 4 and int(g[:2]) < 24 and int(g[2:]) < 60 for g in groups):
-        return False  # a shift or a time range: "0700-1900"
+    if len(groups) >= 2 and all(len(g) == 4 and int(g[:2]) < 24 and int(g[2:]) < 60 for g in groups[:2]):
+        return False  # a shift or a time range, alone or before a date: "0700-1900", "0700-1900 12-31-18"
     first = span[0].text
     joined = any(t.text in {"-", "."} for t in span)
     return first[:1] in {"0", "+", "("} or joined
