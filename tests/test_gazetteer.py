@@ -218,6 +218,9 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     assert [e.text for e in doc.ents] == ["HAISHAM"]
     doc = _with_ents(nlp, "KUB ORDERED, ABD SOFT", [("KUB", "PATIENT")])
     assert not doc.ents
+    # nor begins with a role or patient word
+    doc = _with_ents(nlp, "IN A 71YO FEMALE, MARY S., WITH AFIB", [("FEMALE, MARY", "DOCTOR")])
+    assert [e.text for e in doc.ents] == ["MARY"]
     off = spacy.blank("en")
     off.add_pipe("phi_gazetteer", config={"filter_ents": False})
     off.initialize()
@@ -250,6 +253,8 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pt: violet grollwick is a 90 yo", [("violet grollwick", "NAME")]),
         ("pt rose from bed", []),
         ("dr haisham paged. no new orders", [("haisham", "NAME")]),
+        ("a 45-year-old male, michael smith, who presented", [("michael smith", "NAME")]),
+        ("a 71yo female, mary s., with afib", [("mary s.", "NAME")]),
         ("pt: 79 yo m", []),
     ],
 )

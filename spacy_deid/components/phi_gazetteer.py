@@ -29,6 +29,7 @@ from spacy_deid.detect.gazetteers import (
     HOSPITAL,
     NAME,
     PLACE_LABELS,
+    ROLES,
     load_lists,
 )
 from spacy_deid.detect.gazetteers import is_mixed_case
@@ -191,11 +192,13 @@ class PhiGazetteer(Pipe):
             if category in _NAMED:
                 end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
-            # Anna S."), name particles apart ("van der Berg", "de la Cruz")
+            # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
+            # patient word before a name ("FEMALE, MARY S.", "wife ann")
             mixed = category in _NAMED and mixed_case
             while start < end and (
                 not any(c.isalnum() for c in doc[start].text)
                 or (mixed and self._leading_word(doc[start]))
+                or (category in _NAMED and end - start > 1 and doc[start].lower_ in ROLES)
             ):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):

@@ -59,6 +59,7 @@ wife husband son daughter mother father mom dad sister brother friend partner sp
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
+male female gentleman woman boy girl
 """.split())
 # two-word cues: "talked with X", "spoke to X"
 CUE_BIGRAMS = frozenset(
