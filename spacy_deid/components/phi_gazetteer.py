@@ -171,7 +171,7 @@ class PhiGazetteer(Pipe):
 
     def _clinical_verb(self, low: str) -> bool:
         """A clinical term that is a verb form ("paged", "ambulating"): never the end of a name."""
-        return low.endswith(("ed", "ing")) and self._gazetteer._clinical_term(low)
+        return low.endswith(("ed", "ing")) and self._gazetteer.clinical_term(low)
 
     def _filter_ents(self, doc: Doc) -> None:
         """Drop the NER entities that cannot be PHI of their category by their

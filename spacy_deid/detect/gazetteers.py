@@ -506,7 +506,7 @@ class Gazetteer:
         """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
         after a title it is taken as a name."""
         t = doc[i]
-        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_) and not self._clinical_term(t.lower_)
+        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_)
 
     # ------------------------------------------------------------------ names
     def names(self, doc: Doc, mixed_case: bool) -> Tuple[List[Span], List[Span]]:
@@ -980,7 +980,7 @@ class Gazetteer:
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
-        if all(self._clinical_term(t.lower_) for t in words):
+        if all(self.clinical_term(t.lower_) for t in words):
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
         for t in words:
             # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"), which is no
@@ -999,7 +999,7 @@ class Gazetteer:
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start)
 
-    def _clinical_term(self, low: str) -> bool:
+    def clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
         if get_string_id(low) in self.index.clinical:
             return True
@@ -1008,7 +1008,7 @@ class Gazetteer:
 
     def _clinical_word(self, low: str) -> bool:
         """A clinical term or form, or a dictionary word ("wean")."""
-        return self._clinical_term(low) or get_string_id(low) in dictionary_words()
+        return self.clinical_term(low) or get_string_id(low) in dictionary_words()
 
     def _transfer_context(self, doc: Doc, start: int) -> bool:
         """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
