@@ -173,12 +173,20 @@ def change_stats(doc) -> Dict[str, int]:
 
 def split_notes(records: List[dict], limit: int, bigram_notes: int, seed: int) -> Tuple[List[dict], List[dict]]:
     """A seeded sample of ``limit`` notes to sanitise, and up to ``bigram_notes`` of
-    the others to fit the bigram model on."""
+    the others (no text twice, none that is also evaluated) to fit the bigram model on."""
     import numpy
 
     order = numpy.random.default_rng(seed).permutation(len(records))
     evaluated = [records[i] for i in sorted(order[:limit])]
-    others = [records[i] for i in sorted(order[limit : limit + bigram_notes])] if bigram_notes else []
+    # A note whose text is also evaluated (mtsamples lists one transcription under
+    # several specialties) would make the raw text look more predictable than it is.
+    seen = {" ".join(r["text"].lower().split()) for r in evaluated}
+    others = []
+    for i in order[limit:]:
+        key = " ".join(records[i]["text"].lower().split())
+        if len(others) < bigram_notes and key not in seen:
+            seen.add(key)
+            others.append(records[i])
     return evaluated, others
 
 

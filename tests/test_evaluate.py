@@ -149,6 +149,33 @@ def test_report_escapes_everything(tmp_path):
         assert ("Zed" in page) is show
 
 
+def test_examples_original_shows_before_and_after(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_deid.cli import app
+
+    text = "Seen by Dr Quimby on 03/14/2021 for chest pain."
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "n1", "text": text}) + "\n")
+    after = "Seen by Dr Aldana on 04/02/2021 for chest pain."
+    san = tmp_path / "san.jsonl"
+    san.write_text(json.dumps({"id": "n1", "status": "ok", "deid_text": after, "edits": [
+        {"start": 11, "end": 17, "category": "NAME", "replacement": "Aldana"},
+        {"start": 21, "end": 31, "category": "DATE", "replacement": "04/02/2021"}]}) + "\n")
+    runner = CliRunner()
+    res = runner.invoke(app, ["evaluate", str(gold), str(san), "--report", str(tmp_path / "o"), "--no-classify", "--examples", "original"])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "o" / "report.html").read_text()
+    before_html, after_html = page.split("before (edits highlighted)", 1)[1].split("after (sanitised)", 1)
+    assert "Quimby" in before_html and "Quimby" not in after_html and after in after_html
+    assert "LOCAL REVIEW ONLY" in page
+    res = runner.invoke(app, ["evaluate", str(gold), str(san), "--report", str(tmp_path / "s"), "--no-classify"])
+    page = (tmp_path / "s" / "report.html").read_text()
+    assert res.exit_code == 0 and "Quimby" not in page and "Aldana" not in page and "[NAME]" in page
+    res = runner.invoke(app, ["evaluate", str(gold), str(san), "--report", str(tmp_path / "b"), "--examples", "raw"])
+    assert res.exit_code != 0 and "--examples" in res.output
+
+
 def test_cli_refuses_negative_n_examples(tmp_path, small_corpus):
     from typer.testing import CliRunner
 

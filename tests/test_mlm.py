@@ -141,14 +141,41 @@ def test_sampler_errors(tmp_path, mlm_dir):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="config.json"):
         MLMSampler.from_path(tmp_path / "empty")
-    from transformers import BertModel
+    from transformers import AutoModel
 
-    base = BertModel.from_pretrained(str(mlm_dir))
+    base = AutoModel.from_pretrained(str(mlm_dir))  # the encoder without its MLM head
     base.save_pretrained(str(tmp_path / "base"))
     for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(mlm_dir / f, tmp_path / "base" / f)
     with pytest.raises(ValueError, match="not a masked language model"):
         MLMSampler.from_path(tmp_path / "base")
+
+
+@pytest.mark.parametrize("architecture", ["modernbert", "bert"])
+def test_head_on_masked_rows_matches_the_whole_model(tmp_path, mlm_dir, architecture):
+    # the sampler projects only the rows it needs; it must give the model's own logits
+    import torch
+
+    from spacy_deid.train.pretrain import build_model
+
+    sampler = MLMSampler.from_path(mlm_dir)
+    cfg = {"architecture": architecture, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+           "intermediate_size": 64}
+    model = build_model(cfg, len(sampler.tokenizer), 64, sampler.tokenizer.pad_token_id, seed=1)
+    model.save_pretrained(str(tmp_path / "m"))
+    sampler.tokenizer.save_pretrained(str(tmp_path / "m"))
+    loaded = MLMSampler.from_path(tmp_path / "m")
+    assert loaded._fast_path is not None
+    assert type(loaded.model).__name__.lower().startswith(architecture)
+    ids = torch.tensor([[2, 10, 11, 4, 12, 3, 0, 0], [2, 4, 13, 14, 15, 16, 17, 3]])
+    att = (ids != 0).long()
+    rows, cols = torch.tensor([0, 1, 1]), torch.tensor([3, 1, 5])
+    with torch.inference_mode():
+        fast = loaded.allowed_logits(ids, att, rows, cols)
+        loaded._fast_path = None
+        whole = loaded.allowed_logits(ids, att, rows, cols)
+    assert fast.shape == whole.shape == (3, len(loaded._allowed_t))
+    assert torch.allclose(fast, whole, atol=1e-4)
 
 
 def test_sampler_candidates_contract(mlm_dir, texts):

@@ -58,11 +58,23 @@ def test_masked_text_hides_edits_and_entities():
 
 
 def test_split_is_by_patient():
-    records = [{"id": f"n{i}", "patient_id": f"p{i % 7}", "text": "x"} for i in range(70)]
+    records = [{"id": f"n{i}", "patient_id": f"p{i % 7}", "text": f"note {i}"} for i in range(70)]
     train, held = split_records(records, 0.3, 0, seed=0)
     assert train and held and len(train) + len(held) == 70
     assert not {r["patient_id"] for r in train} & {r["patient_id"] for r in held}
     assert split_records(records, 0.3, 0, seed=0) == (train, held)
+
+
+def test_split_drops_held_out_duplicates():
+    # one transcription listed under several ids (mtsamples does this): a held-out copy of
+    # a training note would measure memory, not context
+    records = [{"id": f"n{i}", "text": f"note {i % 20}"} for i in range(80)]
+    records += [{"id": f"u{i}", "text": f"unique note {i}"} for i in range(40)]
+    train, held = split_records(records, 0.3, 0, seed=0)
+    train_texts = {r["text"] for r in train}
+    assert held and not any(r["text"] in train_texts for r in held)
+    assert len({r["text"] for r in held}) == len(held)
+    assert all(r["id"].startswith("u") for r in held)
 
 
 def test_mask_batch_rates():

@@ -19,12 +19,16 @@ def evaluate_cmd(
     classify: bool = typer.Option(True, "--classify/--no-classify", help="Label classification F1 and same-cluster share"),
     n_examples: int = typer.Option(3, "--n-examples", min=0, help="Notes shown in the report (as placeholders by category; original text only with --show-original)"),
     seed: int = typer.Option(0, "--seed", help="Seed of the classification split and clustering"),
-    show_original: bool = typer.Option(False, "--show-original", help="Show the ORIGINAL text of the examples (local audit only: the report is then marked not shareable and created readable by you only)"),
+    examples: str = typer.Option("shapes", "--examples", help="How the report shows its example notes: 'shapes' (each edit as [CATEGORY], every other word as its shape: shareable) or 'original' (before and after side by side: the original text with its edits highlighted beside the sanitised text; local review, or a corpus without real identifiers such as mtsamples)"),
+    show_original: bool = typer.Option(False, "--show-original", help="Same as --examples original"),
     pipeline: Optional[str] = typer.Option(None, "--pipeline", help="The pipeline that sanitised it: its profile, config and version are stamped on the report"),
 ):
     """Privacy (leakage, entity recall, cross-patient PHI) and utility of a sanitised corpus."""
     from spacy_deid.eval.report import evaluate_files, load_pairs, write_report
 
+    if examples not in ("shapes", "original"):
+        fatal(f"--examples must be 'shapes' or 'original', got {examples!r}")
+    show_original = show_original or examples == "original"
     metrics = run_guarded(evaluate_files, gold, sanitized, classify=classify, seed=seed, pipeline=pipeline)
     points = json.loads(sweep.read_text()) if sweep is not None and sweep.is_file() else None
     priv = metrics.get("privacy")

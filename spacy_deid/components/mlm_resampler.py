@@ -424,35 +424,39 @@ class MLMSampler:
 
     # -- the forward pass
 
-    def _find_head(self) -> Optional[Tuple[Any, Any]]:
-        """(encoder, prediction head) of a BERT-style model, else None.
+    def _find_head(self) -> Optional[Tuple[Any, Any, Any, Any]]:
+        """(encoder, transform, decoder, bias) of a BERT- or ModernBERT-style model,
+        else None.
 
         Projecting every position onto the vocabulary costs more than the encoder of
         a small model, and only the masked positions and whole-word rows are
-        needed: for ``BertForMaskedLM`` layouts (``cls.predictions``) the head runs
-        on those alone. Any other masked LM runs whole.
+        needed: for ``BertForMaskedLM`` layouts (``cls.predictions``) and
+        ``ModernBertForMaskedLM`` ones (``head`` + ``decoder``) the head runs on
+        those alone. Any other masked LM runs whole.
         """
         model = self.model
         base = getattr(model, getattr(model, "base_model_prefix", ""), None)
+        if base is None:
+            return None
         predictions = getattr(getattr(model, "cls", None), "predictions", None)
-        if base is None or predictions is None:
-            return None
-        if not all(hasattr(predictions, a) for a in ("transform", "decoder", "bias")):
-            return None
-        return base, predictions
+        if predictions is not None and all(hasattr(predictions, a) for a in ("transform", "decoder", "bias")):
+            return base, predictions.transform, predictions.decoder, predictions.bias
+        head, decoder = getattr(model, "head", None), getattr(model, "decoder", None)
+        if head is not None and getattr(decoder, "bias", None) is not None and hasattr(decoder, "weight"):
+            return base, head, decoder, decoder.bias
+        return None
 
     def allowed_logits(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> Any:
         """Logits of the whole-word tokens (``allowed_ids``) at the (row, column)
         positions of a padded batch. Call under ``torch.inference_mode()``."""
         torch = self.torch
         if self._fast_path is not None:
-            base, predictions = self._fast_path
+            base, transform, decoder, bias = self._fast_path
             hidden = base(input_ids=input_ids, attention_mask=attention_mask)[0]
-            h = predictions.transform(hidden[rows, cols])
+            h = transform(hidden[rows, cols])
             # weights are sliced per batch (cheap) so an edited head is always seen
-            weight = torch.index_select(predictions.decoder.weight, 0, self._allowed_t)
-            bias = torch.index_select(predictions.bias, 0, self._allowed_t)
-            return torch.nn.functional.linear(h, weight, bias)
+            weight = torch.index_select(decoder.weight, 0, self._allowed_t)
+            return torch.nn.functional.linear(h, weight, torch.index_select(bias, 0, self._allowed_t))
         out = self.model(input_ids=input_ids, attention_mask=attention_mask)
         return torch.index_select(out.logits[rows, cols], 1, self._allowed_t)
 

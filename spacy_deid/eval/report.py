@@ -227,8 +227,9 @@ def render_examples(pairs: Sequence[Pair], n: int = 3, show_original: bool = Fal
     """A few notes with their edits: each edited span as a ``[CATEGORY]``
     placeholder and every other word as its shape (``Xxxxx dd``), so no word of
     the note is shown, not even one the pipeline missed; or, with
-    ``show_original``, the original text with the edits highlighted (local review
-    only). All text is HTML-escaped.
+    ``show_original``, before and after side by side: the original text with the
+    edits highlighted beside the sanitised text (local review, or a corpus without
+    real identifiers). All text is HTML-escaped.
 
     pairs (Sequence[Pair]): (gold record, sanitised record) pairs.
     n (int): how many notes.
@@ -238,10 +239,15 @@ def render_examples(pairs: Sequence[Pair], n: int = 3, show_original: bool = Fal
     out = []
     for gold, rec in list(pairs)[:n]:
         view = _marked(gold["text"], rec.get("edits") or [], show_original)
-        block = f"<h3>{html.escape(str(gold['id']))}</h3><pre class='note'>{view}</pre>"
+        title = f"<h3>{html.escape(str(gold['id']))}</h3>"
         if show_original:
-            block += f"<h4>sanitised</h4><pre>{html.escape(rec.get('deid_text', ''))}</pre>"
-        out.append(block)
+            after = html.escape(rec.get("deid_text", ""))
+            out.append(
+                f"{title}<div class='pair'><div><h4>before (edits highlighted)</h4><pre class='note'>{view}</pre></div>"
+                f"<div><h4>after (sanitised)</h4><pre class='note'>{after}</pre></div></div>"
+            )
+        else:
+            out.append(f"{title}<pre class='note'>{view}</pre>")
     return out
 
 
@@ -318,7 +324,7 @@ def write_report(
         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;margin:8px 0}"
         "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}.banner{background:#b00020;color:#fff;padding:10px;"
         "font-weight:bold}pre{white-space:pre-wrap;background:#f6f6f6;padding:8px}img{max-width:100%;height:auto}"
-        "dt{font-weight:bold}</style></head><body>",
+        "dt{font-weight:bold}.pair{display:grid;grid-template-columns:1fr 1fr;gap:10px}</style></head><body>",
         "<h1>spacy-deid evaluation report</h1>",
         f"<p>{metrics['n_docs']} documents ({metrics['n_error_records']} error records) — gold "
         f"<code>{html.escape(metrics['gold'])}</code>, sanitised <code>{html.escape(metrics['sanitized'])}</code></p>",
@@ -359,7 +365,7 @@ def write_report(
                 "<div class='banner'>LOCAL REVIEW ONLY: this report shows ORIGINAL, identifiable text "
                 "(--show-original). Do not share it.</div>",
             )
-            parts.append("<h2>Examples (original text, edits highlighted)</h2>")
+            parts.append("<h2>Examples: before and after</h2>")
         else:
             parts.append(
                 "<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category, every other "
