@@ -74,7 +74,14 @@ def test_split_drops_held_out_duplicates():
     train_texts = {r["text"] for r in train}
     assert held and not any(r["text"] in train_texts for r in held)
     assert len({r["text"] for r in held}) == len(held)
-    assert all(r["id"].startswith("u") for r in held)
+    # without patient ids, the copies of a text are one group: some repeated texts are held out
+    assert any(r["id"].startswith("n") for r in held)
+    # with patient ids, a copy held out under another patient is dropped
+    by_patient = [dict(r, patient_id=f"p{i}") for i, r in enumerate(records)]
+    train, held = split_records(by_patient, 0.3, 0, seed=0)
+    train_texts = {r["text"] for r in train}
+    assert held and not any(r["text"] in train_texts for r in held)
+    assert len({r["text"] for r in held}) == len(held)
 
 
 def test_mask_batch_rates():

@@ -231,7 +231,7 @@ def masked_texts(records: Iterable[Dict[str, Any]], nlp=None, batch_size: int = 
 def split_records(
     records: Sequence[Dict[str, Any]], heldout_fraction: float, max_heldout: int, seed: int
 ) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
-    """Split by patient (by id when there is no patient id) with a stable hash, so no
+    """Split by patient (by text when there is no patient id) with a stable hash, so no
     patient's context is both trained on and evaluated; a held-out note whose text
     (case and spacing aside) is also a training note's, or another held-out note's,
     is dropped (one is kept when every held-out note is a duplicate)."""
@@ -241,7 +241,9 @@ def split_records(
         return list(records), []
     train, held = [], []
     for rec in records:
-        group = rec.get("patient_id") or rec.get("id")
+        # Without a patient id, copies of one text (mtsamples lists a transcription under
+        # several specialties) form one group: they fall on the same side.
+        group = rec.get("patient_id") or _norm_text(rec.get("text", ""))
         u = (stable_key(("split", seed, group)) % 1_000_000) / 1_000_000
         (held if u < heldout_fraction else train).append(rec)
     if not held:  # tiny corpora: hold out at least one document
