@@ -218,9 +218,11 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
     assert [e.text for e in doc.ents] == ["HAISHAM"]
     doc = _with_ents(nlp, "KUB ORDERED, ABD SOFT", [("KUB", "PATIENT")])
     assert not doc.ents
-    # nor begins with a role or patient word
+    # nor begins with a role or patient word (a name of the gazetteer that crosses its end takes it over)
     doc = _with_ents(nlp, "IN A 71YO FEMALE, MARY S., WITH AFIB", [("FEMALE, MARY", "DOCTOR")])
-    assert [e.text for e in doc.ents] == ["MARY"]
+    assert not doc.ents and [s.text for s in doc.spans["phi_gazetteer"]] == ["MARY S."]
+    doc = _with_ents(nlp, "IN A 71YO FEMALE, ZIELO, WITH AFIB", [("FEMALE, ZIELO", "DOCTOR")])
+    assert [e.text for e in doc.ents] == ["ZIELO"]
     off = spacy.blank("en")
     off.add_pipe("phi_gazetteer", config={"filter_ents": False})
     off.initialize()
@@ -284,6 +286,10 @@ def test_named_landmarks_after_a_place_cue(nlp, text, expected):
     [
         ("last seen at cedar sinai on july 12th", [("cedar sinai", "HOSPITAL")]),
         ("post-op course at methodist hospital", [("methodist hospital", "HOSPITAL")]),
+        ("who presented at cedar sinai on 11/15/2022", [("cedar sinai", "HOSPITAL")]),
+        ("pt presented at cedar-sinai today", [("cedar-sinai", "HOSPITAL")]),
+        ("consulted at baylor on nov 5", [("baylor", "HOSPITAL")]),
+        ("evaluated at bedside, assessed at rest, presented at 0800", []),
         ("transferred to a community hospital", []),
         ("treated at home today", []),
     ],
@@ -331,3 +337,80 @@ def test_short_line_bounds_stop_at_the_word_limit():
     # the first and last lines have more than 3 words: no bounds, whichever word asks
     assert _short_line_bounds(doc, 1, 3) is None and _short_line_bounds(doc, len(doc) - 1, 3) is None
     assert _short_line_bounds(doc, len(doc) - 1, 6) is not None
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # a person of the lists that a NER labels a hospital or runs on: the person wins
+        ("Did Jennifer Brown have a fever overnight?", ("Did Jennifer Brown have", "HOSPITAL"), ("Jennifer Brown", "NAME")),
+        ("DID JENNIFER BROWN HAVE A FEVER?", ("DID JENNIFER BROWN HAVE", "HOSPITAL"), ("JENNIFER BROWN", "NAME")),
+        ("List the vitals of Thomas Anderson.", ("Thomas Anderson", "HOSPITAL"), ("Thomas Anderson", "NAME")),
+        ("Case discussed with Michael Smith today.", ("Michael Smith today", "DOCTOR"), ("Michael Smith", "DOCTOR")),
+        ("Pt's friend Jennifer Brown brought clothes", ("Jennifer Brown brought clothes", "PATIENT"), ("Jennifer Brown", "PATIENT")),
+        ("Seen by Dr. Mary Ann Garcia today.", ("Mary Ann Garcia today", "DOCTOR"), ("Mary Ann Garcia", "DOCTOR")),
+        # a kind word, a street, or words the lists do not place: the entity says more than the lists
+        ("Transferred to John Muir Medical Center.", ("John Muir Medical Center", "HOSPITAL"), ("John Muir Medical Center", "HOSPITAL")),
+        ("Lives on Jennifer Brown Road.", ("Jennifer Brown Road", "STREET"), ("Jennifer Brown Road", "STREET")),
+        ("FARMER AT WEST ASHLEY POLICE DEPARTMENT", ("WEST ASHLEY POLICE DEPARTMENT", "HOSPITAL"), ("WEST ASHLEY POLICE DEPARTMENT", "HOSPITAL")),
+        ("Covered by Harvard Pilgrim.", ("Harvard Pilgrim", "DOCTOR"), ("Harvard Pilgrim", "DOCTOR")),
+    ],
+)
+def test_a_listed_person_in_a_ner_entity_is_a_name(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [(e.text, e.label_) for e in doc.ents] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a state code that is also a word names a state only at the end of its phrase
+        ("presented with fatigue and jaundice, in addition to a rash", []),
+        ("fatigue and jaundice, or chills", []),
+        ("moved to tollinsby, or 97201 last year", [("tollinsby", "CITY")]),
+        ("pt from kesterfield, in.", [("kesterfield", "CITY")]),
+        # a patient word starts a description unless a comma follows it
+        ("a 35-year-old male firefighter with asthma", []),
+        ("a 50 yo female zumba instructor", []),
+        ("a 45 yo male, zielo kowalczyk, who presented", [("zielo kowalczyk", "NAME")]),
+    ],
+)
+def test_word_state_codes_and_patient_words_in_every_case(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)
+
+
+def test_a_ner_age_or_date_run_over_a_name_is_cut_before_it(nlp):
+    doc = _with_ents(nlp, "A 6-YEAR-OLD MALE, MICHAEL SMITH, WHO VISITED", [("6-YEAR-OLD MALE, MICHAEL SMITH", "DATE")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("6-YEAR-OLD MALE", "DATE")]
+    doc = _with_ents(nlp, "epilepsy, lisa m., treated at home", [("epilepsy, lisa m., treated", "DATE")])
+    assert not doc.ents and [s.text for s in doc.spans["phi_gazetteer"]] == ["lisa m."]
+    # a name, place or organisation is cut where a name crosses its edge
+    doc = _with_ents(nlp, "PATIENTS OVER 70 LIKE MICHAEL S., SEEN AT", [("LIKE MICHAEL", "DOCTOR")])
+    assert not doc.ents and [s.text for s in doc.spans["phi_gazetteer"]] == ["MICHAEL S."]
+    doc = _with_ents(nlp, "A 72YO FEMALE NAMED MARY J., DIAGNOSED", [("72YO FEMALE NAMED MARY", "STREET")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("72YO FEMALE NAMED", "STREET")]
+    # a name and an initial the lists know, labelled a hospital, is a name
+    doc = _with_ents(nlp, "STAGE 3 COPD, PATRICIA G., WHO PRESENTED", [("PATRICIA G.", "HOSPITAL")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("PATRICIA G.", "NAME")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # what a named clinic or centre is for stands between its name and the hospital word
+        ("dr. bowman, danland dialysis center, fax", [("bowman", "NAME"), ("danland dialysis center", "HOSPITAL")]),
+        ("he fell at the hernandez senior center on thursday", [("hernandez senior center", "HOSPITAL")]),
+        ("oncology, atkinson rehabilitation hospital, 10/23/2010", [("atkinson rehabilitation hospital", "HOSPITAL")]),
+        ("referred to kesterfield cancer institute", [("kesterfield cancer institute", "HOSPITAL")]),
+        ("services with sarahview rehabilitation and nursing center", [("sarahview rehabilitation and nursing center", "HOSPITAL")]),
+        ("visiting nurse: huber gardens assisted living.", [("huber gardens assisted living", "HOSPITAL")]),
+        # a place prefix starts a hospital's name; a pharmacy is named like a company
+        ("step-down unit, port sherryside general hospital", [("port sherryside general hospital", "HOSPITAL")]),
+        ("fills prescriptions at the costco pharmacy", [("costco pharmacy", "ORG")]),
+        # what a clinic is for alone names none
+        ("seen in the pain clinic; at the dialysis center; pt's cancer center appt", []),
+        ("will institute fall precautions, called pharmacy re: dose", []),
+    ],
+)
+def test_hospitals_with_what_they_are_for_in_every_case(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)

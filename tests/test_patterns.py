@@ -72,6 +72,7 @@ def variants(text):
         ("seen 3-24-17 for f/u", [("3-24-17", "DATE")]),
         ("extubated on 10/12, reintubated Mon 10/14", [("10/12", "DATE"), ("10/14", "DATE")]),
         ("Line placed 10/12 at 1400", [("10/12 at 1400", "DATE")]),
+        ("Last BM 10/12, CXR 10/14 clear, intubated 3/2", [("10/12", "DATE"), ("10/14", "DATE"), ("3/2", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),
         ("seen April 4 '23", [("April 4 '23", "DATE")]),
@@ -104,6 +105,7 @@ def test_forms_in_every_case(nlp, text, expected):
     "text",
     [
         "Pain went from 8/10 to 4/10, BP 120/80, RR 18, sat 94% on 2L",
+        "Blood cx 2/4 bottles, strength 4/5, pain after BM 6/10, CT done 8/10 pain",
         "A 42 y/o man, age 45, 89 yo, 74 year old woman, born in 1950, since 2007, in '99",
         "Gave 2 mg PO, 3 times a day, q4h, 1-2 tabs, 10-12 breaths, ratio 1:2, head CT x2",
         "Pt may walk in the hallway; dec UOP; MAR reviewed; 2 head CT done",

@@ -156,6 +156,12 @@ def test_safe_harbor_not_phi_is_kept_even_under_mask(text, label, expected):
 def test_age_90_plus_surrogate():
     doc = with_ents(make_nlp(), "He is 93 years old.", [("93", "AGE")])
     assert doc._.deid_text == "He is 90+ years old."
+    # a year a NER calls an age is no age of 90 or more: kept like any bare year; other
+    # numbers it calls an age are still edited (a piece of a phone number)
+    doc = with_ents(make_nlp(), "Diagnosed in 2020, seen in 2021.", [("2020", "AGE"), ("2021", "DATE")])
+    assert doc._.deid_text == "Diagnosed in 2020, seen in 2021."
+    doc = with_ents(make_nlp(), "Call me on 9472 7916?", [("9472", "AGE")])
+    assert "9472" not in doc._.deid_text
 
 
 def test_upstream_low_freq_rewritten_with_other_operator():
@@ -377,3 +383,22 @@ def test_rarity_edits_of_eponyms_are_kept():
     add_edit(doc, 1, 3, "LOW_FREQ", "[LOW_FREQ]")
     doc = nlp.get_pipe("phi_replacer")(doc)
     assert doc._.deid_text == "Positive Chaddock reflex and a high Framingham Risk Score in [OTHER]."
+
+
+@pytest.mark.parametrize(
+    "text,ent,name,kept",
+    [
+        # a person of the lists in a NER's hospital is replaced as a name, its edges kept
+        ("Did Jennifer Brown have a fever?", ("Did Jennifer Brown have", "HOSPITAL"), "Jennifer Brown", ["Did", "have"]),
+        # an age or date run over the name after it: the name is replaced, the age kept
+        ("A 6-YEAR-OLD MALE, MICHAEL SMITH, WHO VISITED", ("6-YEAR-OLD MALE, MICHAEL SMITH", "DATE"), "MICHAEL SMITH", ["6-YEAR-OLD MALE"]),
+    ],
+)
+def test_a_person_the_gazetteer_knows_is_replaced_as_a_name(text, ent, name, kept):
+    nlp = make_nlp()
+    nlp.add_pipe("phi_gazetteer", before="phi_replacer")
+    nlp.get_pipe("phi_gazetteer").initialize()
+    doc = with_ents(nlp, text, [ent])
+    out = doc._.deid_text
+    assert all(part not in out for part in name.split()) and all(word in out for word in kept), out
+    assert [r["category"] for r in edits_as_records(doc) if text[r["start"] : r["end"]] == name] == ["NAME"]

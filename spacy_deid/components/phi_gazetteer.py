@@ -11,7 +11,7 @@ with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``)
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
 import functools
-from typing import Dict, Iterable, Iterator, Optional
+from typing import Dict, Iterable, Iterator, List, Optional
 
 import srsly
 from spacy.language import Language
@@ -38,6 +38,8 @@ from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
 _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
+# categories whose operators keep what reads as no PHI (ages under 90, durations, bare years)
+_KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
@@ -175,11 +177,18 @@ class PhiGazetteer(Pipe):
 
     def _filter_ents(self, doc: Doc) -> None:
         """Drop the NER entities that cannot be PHI of their category by their
-        form (into ``doc.spans[rejected_key]``); trim the kept ones."""
+        form (into ``doc.spans[rejected_key]``); trim the kept ones; where the
+        gazetteer found a name in or across one, the name decides (a person is
+        written as a NAME, not as the HOSPITAL or DATE a NER trained on tidy notes
+        may call it)."""
         kept, rejected = [], []
-        changed = False
         mixed_case = is_mixed_case(doc)
-        for ent in doc.ents:
+        # the names the gazetteer found: where one overlaps a NER entity, the person is what
+        # it is and where it ends (``_without_names``, ``Gazetteer.person_within``)
+        names = [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        entities = self._without_names(doc, [sp for sp in names if self._gazetteer.listed_person(sp)])
+        changed = len(entities) != len(doc.ents) or any(a is not b for a, b in zip(entities, doc.ents))
+        for ent in entities:
             category = category_of(ent.label_, self._label_map)
             if category is None:
                 kept.append(ent)
@@ -207,7 +216,13 @@ class PhiGazetteer(Pipe):
             # one-word entity stays whole
             while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):
                 end -= 1
-            span = ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label)
+            label = ent.label
+            if category in _NAMED and names:
+                person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
+                if person is not None:
+                    # the person's label decides the surrogate: a name, not a hospital's
+                    (start, end), label = person, (ent.label if category == "NAME" else self.vocab.strings.add(NAME))
+            span = ent if (start, end, label) == (ent.start, ent.end, ent.label) else Span(doc, start, end, label=label)
             changed = changed or span is not ent
             if start < end and self._gazetteer.plausible_entity(doc, span, category):
                 kept.append(span)
@@ -217,6 +232,42 @@ class PhiGazetteer(Pipe):
             doc.ents = kept
         if rejected:
             doc.spans[self.rejected_key] = rejected
+
+    def _without_names(self, doc: Doc, names: List[Span]) -> List[Span]:
+        """The NER entities cut where a person the lists know overlaps them
+        (``names``: the gazetteer's names that ``Gazetteer.listed_person`` accepts,
+        "michael smith", "lisa m."; not "Seneca Place", a street it may take for a
+        name). The NER of tidy notes runs an age or date over the name after it
+        ("6-YEAR-OLD MALE, MICHAEL SMITH" as a DATE, which the date operator keeps
+        as an age, name and all) or stops inside a name ("LIKE MICHAEL" of "MICHAEL
+        S."). An entity of a name, place or organisation is cut only where a name
+        crosses its edge (one inside it is ``Gazetteer.person_within``'s); a contact
+        or id is not cut (it is replaced whole, the name with it). What is left on
+        either side keeps its label and is checked by its form like any entity."""
+        if not names:
+            return list(doc.ents)
+        in_name = [False] * len(doc)
+        for sp in names:
+            for i in range(sp.start, sp.end):
+                in_name[i] = True
+        out: List[Span] = []
+        for ent in doc.ents:
+            category = category_of(ent.label_, self._label_map)
+            if category not in _KEPT_BY_FORM and category not in _NAMED or not any(in_name[ent.start : ent.end]):
+                out.append(ent)
+                continue
+            if category in _NAMED and not any(sp.start < ent.start < sp.end or sp.start < ent.end < sp.end for sp in names):
+                out.append(ent)
+                continue
+            i = ent.start
+            while i < ent.end:
+                j = i
+                while j < ent.end and in_name[j] == in_name[i]:
+                    j += 1
+                if not in_name[i] and any(c.isalnum() for c in doc[i:j].text):
+                    out.append(Span(doc, i, j, label=ent.label))
+                i = j
+        return out
 
     def _leading_word(self, token) -> bool:
         """A lower-case ordinary word that no name starts with ("like", "with")."""

@@ -30,6 +30,8 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES
+
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
 NAME, CITY, STATE, COUNTY, HOSPITAL, ORG = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL", "ORG"
 PLACE_LABELS = (CITY, STATE, COUNTY)
@@ -59,8 +61,11 @@ wife husband son daughter mother father mom dad sister brother friend partner sp
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
-male female gentleman woman boy girl
 """.split())
+# words for the patient: before a name only with a comma between ("45 yo male, michael smith");
+# without one they start a description ("male firefighter", "female zumba instructor")
+PATIENT_WORDS = frozenset("male female gentleman woman boy girl".split())
+ROLES = ROLES | PATIENT_WORDS
 # two-word cues: "talked with X", "spoke to X"
 CUE_BIGRAMS = frozenset(
     tuple(c.split())
@@ -98,6 +103,7 @@ COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation company co. gmbh ag s.a. group holdings technologies
 technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
+pharmacy pharmacies
 """.split())
 # multi-word hospital endings, checked before the single words
 HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
@@ -108,6 +114,7 @@ HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
         "nursing center", "nursing facility", "care center", "regional medical center", "cancer center",
         "heart institute", "general hospital", "memorial hospital", "community hospital",
         "children's hospital", "childrens hospital", "va medical center", "medical group",
+        "cancer institute", "eye institute", "research institute",
         "assisted living", "family practice", "family medicine", "internal medicine", "primary care", "urgent care",
         "skilled nursing facility", "senior living", "care facility", "medicine associates", "health plan",
     )
@@ -132,6 +139,7 @@ samaritan good sacred heart children children's childrens baptist methodist pres
 christian adventist veterans va county city state valley mountain lake river bay north south east
 west northern southern eastern western sinai jewish deaconess women's womens beth israel faith hope
 grace trinity holy cross st.mary union lakeside riverside parkland kindred shriners
+gardens manor village
 """.split())
 # words after a name that make it an eponym, not a person or place: "parkinson's disease",
 # "gleason score", "framingham risk score", "barrett's esophagus"
@@ -187,6 +195,8 @@ TRANSFER_CUES = frozenset(
         "went to", "sent to", "seen at", "treated at", "admitted to", "admitted at", "presented to",
         "brought to", "discharged to", "d/c to", "d/c'd to", "dc'd to", "taken to", "transported to",
         "airlifted to", "medflighted to", "flown to", "referred to", "referred from", "works at",
+        "evaluated at", "assessed at", "examined at", "presented at", "hospitalized at", "hospitalised at",
+        "consulted at", "managed at", "delivered at", "care at", "visit at", "appointment at", "appt at",
     )
 )
 # one-word cues: weaker, a name after them must look like one (an acronym or a capitalised
@@ -285,6 +295,11 @@ def dictionary_words() -> FrozenSet[int]:
 CLINICAL_FORMS = "gazetteers/clinical_forms.txt"
 
 
+def _purpose_word(low: str) -> bool:
+    """A word for what a clinic or centre is for ("dialysis", "cardiology", "senior", "rehabilitation")."""
+    return low in DEPARTMENT_WORDS or low in HOSPITAL_WORDS or _SPECIALTY.search(low) is not None
+
+
 def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":", "(", "-", "'s", "’s"})) -> int:
     """Index of the nearest token before ``i`` that is not skippable punctuation (-1: none)."""
     j = i - 1
@@ -337,6 +352,12 @@ def _has_title_before(doc: Doc, start: int) -> bool:
         return True
     k = _prev_word(doc, j)
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
+
+
+def _after_patient_word(doc: Doc, start: int) -> bool:
+    """A patient word ("male", "woman") right before ``doc[start]``, no comma between."""
+    j = start - 1
+    return j >= 0 and doc[j].lower_ in PATIENT_WORDS
 
 
 def _has_credential_after(doc: Doc, end: int) -> bool:
@@ -526,13 +547,15 @@ class Gazetteer:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
                 titled = doc[j].lower_.rstrip(".") not in CUE_UNIGRAMS
-            if not (self._name_token(doc, i) or (titled and self._unknown_word(doc, i))):
+            # a word no list has is a name after a title, not after a patient word without a comma
+            titled_unknown = titled and not _after_patient_word(doc, i)
+            if not (self._name_token(doc, i) or (titled_unknown and self._unknown_word(doc, i))):
                 i += 1
                 continue
             j = i + 1
             while j < n:
                 # after a title, a name may go on over words no list has ("dr sharnette myrnson")
-                if self._name_token(doc, j) or (j < i + 3 and titled and self._unknown_word(doc, j)):
+                if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)):
                     j += 1
                     continue
                 # a middle initial: "john a. smith", "john a smith", "Vanessa C. White"
@@ -730,8 +753,21 @@ class Gazetteer:
         e = span.end
         if e + 1 < len(doc) and doc[e].text == ",":
             nxt = doc[e + 1].lower_
+            if nxt.rstrip(".") in WORD_STATE_CODES:
+                return self._state_code_at(doc, e + 1)
             return STATE in self.tags(nxt) or nxt.rstrip(".") in _STATE_CODES
         return False
+
+    @staticmethod
+    def _state_code_at(doc: Doc, k: int) -> bool:
+        """A state code that is also a word ("in", "or", "me") is one after "town,"
+        only in capitals in mixed-case text, and in a single-case text only where no
+        word follows it on its line ("portland, or 97201", "salem, or."): "jaundice,
+        in addition" and "fever, or chills" name no state."""
+        if is_mixed_case(doc):
+            return doc[k].is_upper
+        nxt = doc[k + 1] if k + 1 < len(doc) else None
+        return nxt is None or "\n" in doc[k].whitespace_ or not nxt.is_alpha
 
     # -------------------------------------------------------------- hospitals
     def hospitals(self, doc: Doc, mixed_case: bool) -> List[Span]:
@@ -829,7 +865,8 @@ class Gazetteer:
             return True
         if low == ".":
             return k > 0 and doc[k - 1].lower_ in {"st", "mt"}
-        if low in HOSPITAL_NAME_WORDS or NAME in self.tags(low) or CITY in self.tags(low):
+        # "port sherryside general hospital": a place prefix starts a hospital's name as a town's
+        if low in HOSPITAL_NAME_WORDS or NAME in self.tags(low) or CITY in self.tags(low) or low in self.index.place_prefixes:
             return True
         if not (t.is_alpha or "'" in t.text) or _SPECIALTY.search(low):
             return False
@@ -856,6 +893,24 @@ class Gazetteer:
         return False
 
     def _hospital_name_start(self, doc: Doc, i: int, mixed_case: bool) -> int:
+        start = self._name_words_before(doc, i, mixed_case)
+        if start == i:
+            # what a named place is for may stand between its name and the hospital word
+            # ("danland dialysis center", "hernandez senior center", "atkinson rehabilitation hospital")
+            k, words = i, 0
+            while k > 0 and words < 2 and "\n" not in doc[k - 1].whitespace_:
+                if _purpose_word(doc[k - 1].lower_):
+                    words += 1
+                elif not (doc[k - 1].lower_ in {"and", "&"} and k > 1 and _purpose_word(doc[k - 2].lower_)):
+                    break  # "and" only between two ("sarahview rehabilitation and nursing center")
+                k -= 1
+            if k < i:
+                named = self._name_words_before(doc, k, mixed_case)
+                start = named if named < k else i
+        return start
+
+    def _name_words_before(self, doc: Doc, i: int, mixed_case: bool) -> int:
+        """Where the one to four hospital name words right before ``doc[i]`` start (``i``: none)."""
         start = i
         words = 0
         while start > 0 and words < 4 and "\n" not in doc[start - 1].whitespace_ and self._hospital_name_word(doc, start - 1, mixed_case):
@@ -891,15 +946,17 @@ class Gazetteer:
             return None
         if get_string_id(t.lower_) in self.index.clinical:
             return None
+        # "seen at cedar sinai", "presented at good samaritan", "from beth israel": a word before
+        # one that names one hospital, after any cue and in any case
+        if doc[i].is_alpha and not doc[i].is_stop:
+            k = i + 2 if i + 2 < n and doc[i + 1].text == "-" else i + 1  # "cedar-sinai"
+            if k < n and doc[k].lower_ in DISTINCT_HOSPITAL_WORDS:
+                return Span(doc, i, k + 1, label=HOSPITAL)
         if weak:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
                 return None
         elif not (self._looks_named(doc, i, mixed_case) or not self.is_common(t.lower_)):
-            # "seen at cedar sinai", "treated at good samaritan": ordinary words before a word
-            # that names one hospital
-            if i + 1 < n and doc[i + 1].lower_ in DISTINCT_HOSPITAL_WORDS and doc[i].is_alpha:
-                return Span(doc, i, i + 2, label=HOSPITAL)
             return None
         end = i + 1
         while end < n and end < i + 4:
@@ -999,6 +1056,72 @@ class Gazetteer:
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start)
 
+    def listed_person(self, span: Span) -> bool:
+        """A person by the lists alone: a first name of the shipped lists first, and
+        a surname of them last ("michael smith", "Mary Ann Jones") or an initial
+        last ("lisa m.", "MICHAEL T.")."""
+        words = [t for t in span if t.is_alpha and len(t.text) > 1]
+        if not words or "key:first_names" not in self.tags(words[0].lower_):
+            return False
+        last = span[-2] if span[-1].text == "." and len(span) > 1 else span[-1]
+        if last.i > words[0].i and _INITIAL.match(last.text) and last.text[0].isalpha():
+            return True
+        return len(words) >= 2 and "key:last_names" in self.tags(words[-1].lower_)
+
+    def person_within(
+        self, doc: Doc, start: int, end: int, names: Sequence[Span], category: str, mixed_case: bool
+    ) -> Optional[Tuple[int, int]]:
+        """The bounds of the person in a NER entity ``doc[start:end]`` of a named
+        ``category``: the entity with the one name of ``names`` (the gazetteer's)
+        inside it, less the words at its edges, outside that name, that are no part
+        of a name (``_not_name_word``). A statistical NER trained on tidy notes
+        labels a person in a query as a HOSPITAL ("Did Jennifer Brown have") and runs
+        a name on over the words after it ("Michael Smith today"); the lists know the
+        person and where the name ends. For an organisation or place entity the name
+        must be a person by the lists alone (``listed_person``) and be all that is
+        left: None when another word stays ("West Ashley Police Department") or a
+        word names a kind of place ("Jackson Memorial", "Jennifer Brown Road"): then
+        the entity says more than the lists. None too where no name or more than
+        one is inside."""
+        if category != "NAME":
+            names = [sp for sp in names if self.listed_person(sp)]
+        inside = [sp for sp in names if start <= sp.start and sp.end <= end]
+        if len(inside) != 1:
+            return None
+        name = inside[0]
+        if category != "NAME":
+            entity = doc[start:end]
+            if any(t.lower_ in _KIND_WORDS for t in entity):
+                return None
+            if category == "LOCATION" and any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in entity):
+                return None
+        while start < name.start and self._not_name_word(doc[start], mixed_case):
+            start += 1
+        while end > name.end and self._not_name_word(doc[end - 1], mixed_case):
+            end -= 1
+        if category != "NAME" and (start, end) != (name.start, name.end):
+            return None
+        return start, end
+
+    def _not_name_word(self, t, mixed_case: bool) -> bool:
+        """A token at the edge of a NER name that is no part of it: punctuation, a
+        stop word, a title, role word or credential, a clinical term, an ordinary
+        verb form or time word that notes write after a name ("MICHAEL T. SEEN",
+        "JOHN SMITH, EVALUATED", "today"), or in mixed-case text a lower-case word;
+        never a listed name ("Reed") nor a word that names a kind of place
+        ("HUBER GARDENS ASSISTED LIVING")."""
+        low = t.lower_
+        if t.is_space or (t.is_punct and low not in {"-", "'", "’"}) or t.is_stop:
+            return True
+        if NAME in self.tags(low) or low in _KIND_WORDS:
+            return False
+        if low.rstrip(".") in _CONTEXT_WORDS or self.clinical_term(low) or low in _AFTER_NAME_WORDS:
+            return True
+        # "-ed" forms are verbs after a name; "-ing" ones name trades too ("carter plumbing")
+        if self.is_common(low) and low.endswith("ed"):
+            return True
+        return mixed_case and t.is_alpha and t.is_lower
+
     def clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
         if get_string_id(low) in self.index.clinical:
@@ -1032,6 +1155,16 @@ class Gazetteer:
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+# words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
+_AFTER_NAME_WORDS = frozenset(
+    "seen done given taken brought sent made told known found today tonight yesterday tomorrow overnight".split()
+)
+# words that name a kind of organisation or place: an entity with one is no person's name,
+# whatever listed names are in it ("Jackson Memorial", "John Muir Medical Center", "Lincoln Park")
+_KIND_WORDS = (
+    HOSPITAL_WORDS | COMPANY_WORDS | LANDMARK_WORDS | DISTINCT_HOSPITAL_WORDS
+    | frozenset(w for tail in HOSPITAL_TAILS for w in tail)
+)
 # the categories whose entities plausible_entity checks by form
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")

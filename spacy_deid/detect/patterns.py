@@ -69,6 +69,13 @@ _DATE_CUES = [
 ]
 # weaker cues: a denominator of 10 after them is a pain score ("from 8/10 to 4/10")
 _DATE_CUES_WEAK = ["from", "to", "thru", "through", "until", "till", "by", "last", "next", "before", "after", "and", "-"]
+# what ICU notes date with a month/day ("last bm 10/12", "cxr 10/14", "intubated 3/2"): after
+# them too a denominator of 10 is left alone
+_EVENT_CUES = [
+    "bm", "cxr", "ct", "cta", "mri", "echo", "tte", "tee", "ekg", "ecg", "eeg", "egd", "kub", "intubated",
+    "extubated", "reintubated", "placed", "inserted", "removed", "changed", "transfused", "drawn", "collected",
+    "done", "performed", "stopped", "resumed",
+]
 _MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
 _MD_NOT_10 = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"}}
 # a phone number's last group, an extension glued on or not: "4567", "4567x45"
@@ -78,13 +85,15 @@ _EXT_TAILS: List[List[Dict]] = [
     [{"TEXT": {"REGEX": r"(?i)^x\d{1,5}$"}}],
     [{"LOWER": {"IN": ["x", "ext", "ext.", "extension"]}}, {"TEXT": ".", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{1,5}$"}}],
 ]
-_STREET_SUFFIXES = [
+# street suffixes of addresses (public: a place entity with one is no person, see detect/gazetteers.py)
+STREET_SUFFIXES = [
     "street", "st", "road", "rd", "avenue", "ave", "av", "lane", "ln", "drive", "dr", "boulevard", "blvd",
     "highway", "hwy", "parkway", "pkwy", "terrace", "court", "circle", "trail", "route", "rte", "pike",
     "way", "plaza", "square", "turnpike", "tpke", "expressway",
 ]
-# state codes that are also English words or common abbreviations in lower case
-_WORD_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa ga va".split())
+# state codes that are also English words or common abbreviations in lower case (public:
+# the gazetteers' "town, st" rule reads them too)
+WORD_STATE_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa ga va".split())
 
 # Phone number shapes (no cue), reused after cue words for FAX.
 _PHONE_BASES: List[List[Dict]] = [
@@ -168,7 +177,7 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}/\d{1,2}/\d{2,4}$"}}, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
     # month/day with no year only where it reads as a date: after a date cue, or with a time
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
-    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
     {"label": "DATE", "pattern": [_MD, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
     {"label": "DATE", "pattern": [_MD, _HY, _MD]},
@@ -268,7 +277,7 @@ PHI_PATTERNS: List[Dict] = [
     # (in any letter case: "ri 02888", "NEBRASKA 68008")
     {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": _STATES}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
     # lower case: not the codes that are English words ("given in 10000 units")
-    {"label": "ZIP", "id": "value", "pattern": [{"LOWER": {"IN": sorted({s.lower() for s in _STATES} - _WORD_CODES)}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
+    {"label": "ZIP", "id": "value", "pattern": [{"LOWER": {"IN": sorted({s.lower() for s in _STATES} - WORD_STATE_CODES)}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
     {"label": "ZIP", "id": "value", "pattern": [{"LOWER": {"IN": sorted({n.lower() for n in _STATE_NAMES if " " not in n})}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
     *[
         {"label": "ZIP", "id": "value", "pattern": [*({"LOWER": w.lower()} for w in name.split()), _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]}
@@ -293,7 +302,7 @@ PHI_PATTERNS: List[Dict] = [
         {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
         {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
         {"TEXT": {"REGEX": r"(?i)^([a-z][a-z'\-]+|\d+(st|nd|rd|th))$"}, "IS_STOP": False, "OP": "{1,3}"},
-        {"LOWER": {"IN": _STREET_SUFFIXES}},
+        {"LOWER": {"IN": STREET_SUFFIXES}},
         {"TEXT": ".", "OP": "?"},
     ]},
     # any USPS suffix after a house number of two or more digits: "9629 richard lake", "018 robert fields"

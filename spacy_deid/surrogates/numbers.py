@@ -85,11 +85,18 @@ def age_value(text: str) -> Optional[int]:
     return None
 
 
+# a bare year ("diagnosed in 2020" with "2020" labelled AGE by a NER) is no age, and a year
+# alone is not PHI under Safe Harbor; other large numbers stay edited (a NER's "AGE" on a
+# piece of a phone number or address is still PHI)
+_BARE_YEAR = re.compile(r"^\s*(19|20)\d\d\s*$")
+
+
 def age_surrogate(text: str) -> Optional[str]:
     """``"90+"`` for an age of 90 or more (in the text's own words: "93" -> "90+",
-    "ninety-three" -> "90+"), None for a younger age (not PHI: kept)."""
+    "ninety-three" -> "90+"), None for a younger age (not PHI: kept) and for a
+    bare year ("2020": not PHI either)."""
     value = age_value(text)
-    if value is None or value < 90:
+    if value is None or value < 90 or _BARE_YEAR.match(text):
         return None
     m = _AGE_RE.search(text)
     if m:
