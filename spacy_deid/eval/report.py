@@ -363,13 +363,13 @@ def write_report(
             parts.insert(
                 3,
                 "<div class='banner'>LOCAL REVIEW ONLY: this report shows ORIGINAL, identifiable text "
-                "(--show-original). Do not share it.</div>",
+                "(--examples original). Do not share it.</div>",
             )
             parts.append("<h2>Examples: before and after</h2>")
         else:
             parts.append(
                 "<h2>Examples</h2><p>Each edited span is shown as a placeholder of its category, every other "
-                "word as its shape (x: letter, d: digit); evaluate --show-original shows the text.</p>"
+                "word as its shape (x: letter, d: digit); evaluate --examples original shows before and after.</p>"
             )
         parts.extend(render_examples(pairs, n_examples, show_original=show_original))
     parts.append("<h2>Definitions</h2><dl>" + "".join(
