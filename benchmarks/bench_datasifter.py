@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from spacy_deid.io.atomic import write_json
-from spacy_deid.util import parse_key_values
+from spacy_deid.util import parse_key_values, text_key
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -180,10 +180,10 @@ def split_notes(records: List[dict], limit: int, bigram_notes: int, seed: int) -
     evaluated = [records[i] for i in sorted(order[:limit])]
     # A note whose text is also evaluated (mtsamples lists one transcription under
     # several specialties) would make the raw text look more predictable than it is.
-    seen = {" ".join(r["text"].lower().split()) for r in evaluated}
+    seen = {text_key(r["text"]) for r in evaluated}
     others = []
     for i in order[limit:]:
-        key = " ".join(records[i]["text"].lower().split())
+        key = text_key(records[i]["text"])
         if len(others) < bigram_notes and key not in seen:
             seen.add(key)
             others.append(records[i])

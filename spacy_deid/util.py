@@ -43,6 +43,12 @@ def make_doc(nlp: Language, record: Record, text: Optional[str] = None, **extra:
     return doc
 
 
+def text_key(text: Any) -> str:
+    """A note's text with case and spacing aside: the key under which copies of one
+    text (mtsamples files a transcription under several specialties) are the same."""
+    return " ".join(str(text).lower().split())
+
+
 def stable_key(value: Any) -> int:
     """A 64-bit integer of ``value`` that is the same in every process and run
     (Python's ``hash()`` of a str is salted per process, so it cannot seed anything)."""

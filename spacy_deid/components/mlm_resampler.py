@@ -301,6 +301,28 @@ def _check_model_dir(path: Path) -> None:
         )
 
 
+def mlm_head(model: Any) -> Optional[Tuple[Any, Any, Any, Any]]:
+    """(encoder, transform, decoder, bias) of a BERT- or ModernBERT-style masked LM,
+    else None.
+
+    Projecting every position onto the vocabulary costs more than the encoder of
+    a small model, and only the masked positions and whole-word rows are needed:
+    for ``BertForMaskedLM`` layouts (``cls.predictions``) and ``ModernBertForMaskedLM``
+    ones (``head`` + ``decoder``) the head can run on those alone (the sampler and
+    pretraining do); any other masked LM runs whole.
+    """
+    base = getattr(model, getattr(model, "base_model_prefix", ""), None)
+    if base is None:
+        return None
+    predictions = getattr(getattr(model, "cls", None), "predictions", None)
+    if predictions is not None and all(hasattr(predictions, a) for a in ("transform", "decoder", "bias")):
+        return base, predictions.transform, predictions.decoder, predictions.bias
+    head, decoder = getattr(model, "head", None), getattr(model, "decoder", None)
+    if head is not None and getattr(decoder, "bias", None) is not None and hasattr(decoder, "weight"):
+        return base, head, decoder, decoder.bias
+    return None
+
+
 class MLMSampler:
     """Batched masked-LM sampling of whole-word replacements.
 
@@ -372,7 +394,7 @@ class MLMSampler:
         self.allowed_ids = numpy.flatnonzero(allowed).astype(numpy.int64)
         self._allowed_t = torch.from_numpy(self.allowed_ids).to(self.device)
         self._piece_cache: Dict[str, List[int]] = {}
-        self._fast_path = self._find_head()
+        self._fast_path = mlm_head(self.model)
 
     # -- loading and saving
 
@@ -423,28 +445,6 @@ class MLMSampler:
         self.tokenizer.save_pretrained(str(path))
 
     # -- the forward pass
-
-    def _find_head(self) -> Optional[Tuple[Any, Any, Any, Any]]:
-        """(encoder, transform, decoder, bias) of a BERT- or ModernBERT-style model,
-        else None.
-
-        Projecting every position onto the vocabulary costs more than the encoder of
-        a small model, and only the masked positions and whole-word rows are
-        needed: for ``BertForMaskedLM`` layouts (``cls.predictions``) and
-        ``ModernBertForMaskedLM`` ones (``head`` + ``decoder``) the head runs on
-        those alone. Any other masked LM runs whole.
-        """
-        model = self.model
-        base = getattr(model, getattr(model, "base_model_prefix", ""), None)
-        if base is None:
-            return None
-        predictions = getattr(getattr(model, "cls", None), "predictions", None)
-        if predictions is not None and all(hasattr(predictions, a) for a in ("transform", "decoder", "bias")):
-            return base, predictions.transform, predictions.decoder, predictions.bias
-        head, decoder = getattr(model, "head", None), getattr(model, "decoder", None)
-        if head is not None and getattr(decoder, "bias", None) is not None and hasattr(decoder, "weight"):
-            return base, head, decoder, decoder.bias
-        return None
 
     def allowed_logits(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> Any:
         """Logits of the whole-word tokens (``allowed_ids``) at the (row, column)

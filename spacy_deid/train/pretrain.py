@@ -235,7 +235,7 @@ def split_records(
     patient's context is both trained on and evaluated; a held-out note whose text
     (case and spacing aside) is also a training note's, or another held-out note's,
     is dropped (one is kept when every held-out note is a duplicate)."""
-    from spacy_deid.util import stable_key
+    from spacy_deid.util import stable_key, text_key
 
     if heldout_fraction <= 0 or len(records) < 2:
         return list(records), []
@@ -243,7 +243,7 @@ def split_records(
     for rec in records:
         # Without a patient id, copies of one text (mtsamples lists a transcription under
         # several specialties) form one group: they fall on the same side.
-        group = rec.get("patient_id") or _norm_text(rec.get("text", ""))
+        group = rec.get("patient_id") or text_key(rec.get("text", ""))
         u = (stable_key(("split", seed, group)) % 1_000_000) / 1_000_000
         (held if u < heldout_fraction else train).append(rec)
     if not held:  # tiny corpora: hold out at least one document
@@ -252,10 +252,10 @@ def split_records(
         train.append(held.pop())
     # A note whose text is also in the training part (corpora such as mtsamples list
     # one transcription under several specialties) would measure memory, not context.
-    seen = {_norm_text(rec.get("text", "")) for rec in train}
+    seen = {text_key(rec.get("text", "")) for rec in train}
     unique: List[Dict[str, Any]] = []
     for rec in held:
-        key = _norm_text(rec.get("text", ""))
+        key = text_key(rec.get("text", ""))
         if key not in seen:
             seen.add(key)
             unique.append(rec)
@@ -263,10 +263,6 @@ def split_records(
     if max_heldout and len(held) > max_heldout:
         held = held[:max_heldout]
     return train, held
-
-
-def _norm_text(text: str) -> str:
-    return " ".join(str(text).lower().split())
 
 
 # ---------------------------------------------------------------------------
@@ -489,7 +485,7 @@ def build_model(cfg: Dict[str, Any], vocab_size: int, seq_len: int, pad_id: int,
     import torch
 
     cfg = dict(cfg)
-    arch = cfg.pop("architecture", "bert")
+    arch = cfg.pop("architecture", "modernbert")
     if arch not in ARCHITECTURES:
         raise FatalError(f"model.architecture must be one of {', '.join(ARCHITECTURES)}, got {arch!r}")
     torch.manual_seed(seed)
@@ -531,11 +527,13 @@ def mlm_parts(model) -> Tuple[Callable[..., Any], Callable[[Any], Any], Any]:
     ``encode(input_ids=, attention_mask=)`` gives the last hidden states,
     ``project(hidden rows)`` the vocabulary logits of those rows only (projecting
     every position onto the vocabulary costs more than a small encoder)."""
-    if hasattr(model, "cls") and hasattr(model, "bert"):
-        return (lambda **kw: model.bert(**kw)[0]), model.cls, model.cls.predictions.bias
-    if hasattr(model, "head") and hasattr(model, "decoder") and hasattr(model, "model"):
-        return (lambda **kw: model.model(**kw)[0]), (lambda h: model.decoder(model.head(h))), model.decoder.bias
-    raise FatalError(f"Not a masked LM of pretrain: {type(model).__name__}")
+    from spacy_deid.components.mlm_resampler import mlm_head
+
+    parts = mlm_head(model)
+    if parts is None:
+        raise FatalError(f"Not a masked LM of pretrain: {type(model).__name__}")
+    base, transform, decoder, bias = parts
+    return (lambda **kw: base(**kw)[0]), (lambda h: decoder(transform(h))), bias
 
 
 def init_output_bias(
