@@ -25,6 +25,7 @@ notes into ``--work`` when not given). ``--set components.mlm_resampler.top_k=20
 overrides any config value (several allowed). No document text is printed or stored.
 """
 import argparse
+import itertools
 import json
 import math
 import os
@@ -74,6 +75,7 @@ class KneserNeyBigram:
 
     def __init__(self, texts: Iterable[str], d: float = 0.75, min_count: int = 2):
         docs = [self.tokens(t) for t in texts]
+        self.n_texts = len(docs)
         counts = Counter(w for doc in docs for w in doc)
         self.vocab = {w for w, c in counts.items() if c >= min_count} | {self.UNK}
         self.d = d
@@ -200,16 +202,22 @@ def main(argv=None) -> Dict[str, Any]:
     parser.add_argument("--bigram-notes", type=int, default=2000, help="Other notes the bigram model is fitted on")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", dest="sets", action="append", default=[], help="Config override KEY=VALUE (JSON value)")
+    parser.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        help="COMPONENT.ATTRIBUTE=V1,V2,... (JSON values): after the main run, sanitise the same notes again with "
+        "the fitted pipeline's attribute set to each value (e.g. mlm_resampler.temperature=0.5,0.7); several "
+        "--sweep options make a grid. Components are not refitted, so a sweep point approximates a run with that setting",
+    )
     parser.add_argument("--work", type=Path, default=None, help="Work directory (subset corpus, vectors)")
     parser.add_argument("--out", type=Path, default=None, help="Results JSON")
     args = parser.parse_args(argv)
 
     import spacy_deid  # noqa: F401
     from spacy_deid.engines.fit import init_pipeline
-    from spacy_deid.eval.utility import classification_f1, same_cluster_share
     from spacy_deid.io.records import iter_records
     from spacy_deid.resources import config_path
-    from spacy_deid.util import make_doc
 
     t_start = time.perf_counter()
     records = [r for r in iter_records(args.data) if r.get("text")]
@@ -234,6 +242,50 @@ def main(argv=None) -> Dict[str, Any]:
     nlp = init_pipeline(cfg, corpus, None, overrides)
     timings["init_s"] = round(time.perf_counter() - t, 1)
 
+    bigram_model = KneserNeyBigram(r["text"] for r in others) if others else None
+    measured, checks, run_timings = measure(nlp, evaluated, bigram_model, args.seed)
+    timings.update(run_timings)
+    sweep = []
+    for setting in sweep_settings(args.sweep):
+        previous = {path: set_attribute(nlp, path, value) for path, value in setting.items()}
+        point, point_checks, point_timings = measure(nlp, evaluated, bigram_model, args.seed)
+        sweep.append({"setting": setting, "measured": point, "meets_targets": point_checks, "timings": point_timings})
+        for path, value in previous.items():
+            set_attribute(nlp, path, value)
+    mlm_cfg = dict(nlp.config["components"].get("mlm_resampler", {}))
+    mlm_cfg.pop("model", None)
+    result = {
+        "data": args.data.name,
+        "config": str(args.config),
+        "overrides": parse_key_values(args.sets),
+        "mlm_resampler": mlm_cfg,
+        "mlm_metrics": _mlm_metrics(args.mlm),
+        "n_docs": len(evaluated),
+        "seed": args.seed,
+        "pipeline": nlp.pipe_names,
+        "measured": measured,
+        "targets": TARGETS,
+        "meets_targets": checks,
+        "sweep": sweep,
+        "timings": {**timings, "total_s": round(time.perf_counter() - t_start, 1)},
+        "cpu_count": os.cpu_count(),
+        "command": "python " + " ".join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:])),
+    }
+    print(f"{len(evaluated)} notes: {summary(measured)}")
+    for point in sweep:
+        print(f"  {json.dumps(point['setting'])}: {summary(point['measured'])}")
+    if args.out:
+        write_json(args.out, result, indent=1)
+    return result
+
+
+
+def measure(nlp, evaluated: List[dict], bigram_model, seed: int) -> Tuple[Dict[str, Any], Dict[str, bool], Dict[str, float]]:
+    """Sanitise ``evaluated`` with ``nlp`` and measure it (module docstring)."""
+    from spacy_deid.eval.utility import classification_f1, same_cluster_share
+    from spacy_deid.util import make_doc
+
+    timings: Dict[str, float] = {}
     t = time.perf_counter()
     stats: Counter = Counter()
     pairs = []
@@ -243,14 +295,13 @@ def main(argv=None) -> Dict[str, Any]:
     timings["sanitize_s"] = round(time.perf_counter() - t, 1)
 
     t = time.perf_counter()
-    f1 = classification_f1(pairs, seed=args.seed)
-    cluster = same_cluster_share(pairs, seed=args.seed)
+    f1 = classification_f1(pairs, seed=seed)
+    cluster = same_cluster_share(pairs, seed=seed)
     bigram = None
-    if others:
-        model = KneserNeyBigram(r["text"] for r in others)
-        raw_ce = bigram_ce(model, [g["text"] for g, _ in pairs])
-        san_ce = bigram_ce(model, [o["deid_text"] for _, o in pairs])
-        bigram = {"fit_notes": len(others), "raw_bits": raw_ce, "sanitized_bits": san_ce, "ratio": san_ce / raw_ce}
+    if bigram_model is not None:
+        raw_ce = bigram_ce(bigram_model, [g["text"] for g, _ in pairs])
+        san_ce = bigram_ce(bigram_model, [o["deid_text"] for _, o in pairs])
+        bigram = {"fit_notes": bigram_model.n_texts, "raw_bits": raw_ce, "sanitized_bits": san_ce, "ratio": san_ce / raw_ce}
     timings["metrics_s"] = round(time.perf_counter() - t, 1)
     content_changed = stats["content_changed"] / max(1, stats["content_words"])
     measured = {
@@ -273,35 +324,52 @@ def main(argv=None) -> Dict[str, Any]:
         "bigram_ce_ratio": bool(bigram and bigram["ratio"] <= TARGETS["bigram_ce_ratio_max"]),
         "words_to_punct": stats["words_to_punct"] <= TARGETS["words_to_punct_max"],
     }
-    mlm_cfg = dict(nlp.config["components"].get("mlm_resampler", {}))
-    mlm_cfg.pop("model", None)
-    result = {
-        "data": args.data.name,
-        "config": str(args.config),
-        "overrides": parse_key_values(args.sets),
-        "mlm_resampler": mlm_cfg,
-        "mlm_metrics": _mlm_metrics(args.mlm),
-        "n_docs": len(evaluated),
-        "seed": args.seed,
-        "pipeline": nlp.pipe_names,
-        "measured": measured,
-        "targets": TARGETS,
-        "meets_targets": checks,
-        "timings": {**timings, "total_s": round(time.perf_counter() - t_start, 1)},
-        "cpu_count": os.cpu_count(),
-        "command": "python " + " ".join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:])),
-    }
-    f1_txt = f"{f1['ratio']:.3f} ({f1['macro_f1_sanitized']:.3f}/{f1['macro_f1_raw']:.3f})" if f1 else "n/a"
-    print(
-        f"{len(evaluated)} notes: F1 ratio {f1_txt}, same cluster {cluster['share'] if cluster else float('nan'):.3f}, "
-        f"content changed {content_changed:.3f}, bigram CE ratio {bigram['ratio'] if bigram else float('nan'):.3f}, "
-        f"words->punct {stats['words_to_punct']}, removed {stats['words_removed']}, "
-        f"placeholders {stats['words_to_placeholder']}"
-    )
-    if args.out:
-        write_json(args.out, result, indent=1)
-    return result
+    return measured, checks, timings
 
+
+def summary(measured: Dict[str, Any]) -> str:
+    """One line of the measures (no document text)."""
+    f1, cluster, bigram = measured["f1"], measured["same_cluster"], measured["bigram_cross_entropy"]
+    f1_txt = f"{f1['ratio']:.3f} ({f1['macro_f1_sanitized']:.3f}/{f1['macro_f1_raw']:.3f})" if f1 else "n/a"
+    return (
+        f"F1 ratio {f1_txt}, same cluster {cluster['share'] if cluster else float('nan'):.3f}, "
+        f"content changed {measured['content_changed_share']:.3f}, "
+        f"bigram CE ratio {bigram['ratio'] if bigram else float('nan'):.3f}, "
+        f"words->punct {measured['words_to_punct']}, removed {measured['words_removed']}, "
+        f"placeholders {measured['words_to_placeholder']}"
+    )
+
+
+def sweep_settings(specs: Sequence[str]) -> List[Dict[str, Any]]:
+    """The grid of ``--sweep COMPONENT.ATTRIBUTE=V1,V2`` options, one dict per point."""
+    axes: List[List[Tuple[str, Any]]] = []
+    for spec in specs:
+        path, sep, values = spec.partition("=")
+        if not sep or "." not in path or not values:
+            raise SystemExit(f"--sweep {spec!r}: expected COMPONENT.ATTRIBUTE=V1,V2,...")
+        axis = []
+        for raw in values.split(","):
+            try:
+                axis.append((path, json.loads(raw)))
+            except json.JSONDecodeError:
+                axis.append((path, raw))
+        axes.append(axis)
+    return [dict(point) for point in itertools.product(*axes)] if axes else []
+
+
+def set_attribute(nlp, path: str, value: Any) -> Any:
+    """Set ``COMPONENT.ATTR[.ATTR...]`` of a fitted pipeline; RETURNS the old value."""
+    name, *attrs = path.split(".")
+    if name not in nlp.pipe_names:
+        raise SystemExit(f"--sweep {path}: no component {name!r} in the pipeline ({', '.join(nlp.pipe_names)})")
+    obj = nlp.get_pipe(name)
+    for attr in attrs[:-1]:
+        obj = getattr(obj, attr)
+    if not hasattr(obj, attrs[-1]):
+        raise SystemExit(f"--sweep {path}: {type(obj).__name__} has no attribute {attrs[-1]!r}")
+    old = getattr(obj, attrs[-1])
+    setattr(obj, attrs[-1], value)
+    return old
 
 def _mlm_metrics(path: Path) -> Dict[str, Any]:
     """The held-out numbers of the model's own metrics.json (when it has one)."""

@@ -1,6 +1,7 @@
 """Evaluation: entity recall, cross-patient PHI, utility measures, report files."""
 import html
 import json
+import random
 import re
 import stat
 
@@ -55,6 +56,23 @@ def test_classification_and_cluster_on_generated(small_records):
     assert sc["share"] == 1.0  # identical text falls in the same cluster
     garbled = [(r, {"status": "ok", "deid_text": "lorem ipsum dolor " * 5}) for r in small_records]
     assert classification_f1(garbled)["macro_f1_sanitized"] < cl["macro_f1_raw"]
+
+
+def test_classification_keeps_copies_of_a_text_in_one_fold():
+    # Texts without any word shared with their label: only a copy of the same text
+    # in the training folds could tell the label (memory, not utility). mtsamples
+    # files one transcription under several ids.
+    rng = random.Random(0)
+    vocab = [f"w{i}" for i in range(3000)]
+    records = []
+    for i in range(90):
+        text = " ".join(rng.sample(vocab, 30))
+        for copy in range(3):
+            records.append({"id": f"{i}-{copy}", "label": "abc"[i % 3], "text": text})
+    pairs = [(r, {"status": "ok", "deid_text": r["text"]}) for r in records]
+    cl = classification_f1(pairs)
+    assert cl["n_docs"] == 270 and cl["n_texts"] == 90 and cl["n_folds"] == 5
+    assert cl["macro_f1_raw"] < 0.6  # chance is 1/3; a split that separates copies scores ~1
 
 
 def test_evaluate_files_and_report(tmp_path, small_corpus, small_records):

@@ -76,6 +76,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Referred to hematology; seen in the community clinic; back in April.",
         "Review of systems negative; support group; IV solutions; lab data.",
         "Proton pump inhibitor at bedside, gland enlarged, 2 visual fields, support.",
+        "NECK:, Supple. Carina midline, inferior Vena cava patent. Moved to Gurney, max assist.",
     ],
 )
 def test_ordinary_words_are_not_taken(nlp, text):

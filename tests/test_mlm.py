@@ -13,7 +13,7 @@ from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits
-from spacy_deid.components.mlm_resampler import MLMSampler, datasifter_mask, doc_key, mask_probability, stable_key
+from spacy_deid.components.mlm_resampler import MLMSampler, datasifter_mask, doc_key, fuses_punct, mask_probability, stable_key
 
 @pytest.fixture(scope="module")
 def texts(small_records):
@@ -245,6 +245,22 @@ def test_component_edits(mlm_dir, texts):
         countable = sum(1 for t in doc if not t.is_space)
         assert len(edits) <= countable // 2
         assert doc._.deid_text != doc.text
+
+
+def test_words_fused_with_punctuation_are_not_resampled(mlm_dir):
+    # mtsamples wrote line breaks as commas: "asthma.,MEDICATIONS" is one token, and a
+    # one-word replacement would drop the punctuation and the section header
+    text = "history of asthma.,MEDICATIONS: albuterol daily.,ALLERGIES: none, s/p cabg 32.,PROCEDURE: left knee scope"
+    nlp = make_nlp(mlm_dir, p_w=1.0, p_n=1.0, max_mask_fraction=1.0)
+    doc = nlp(text)
+    edited = {doc[i].text for e in get_edits(doc) for i in range(e.start, e.end)}
+    fused = {",MEDICATIONS", ",ALLERGIES", "32.,PROCEDURE"}
+    assert fused <= {t.text for t in doc} and all(fuses_punct(w) for w in fused)
+    assert edited and not edited & fused
+    assert not fuses_punct("x-ray") and not fuses_punct("b.i.d.") and not fuses_punct("Dr.")
+    loose = make_nlp(mlm_dir, p_w=1.0, p_n=1.0, max_mask_fraction=1.0, protect_punct=False)
+    doc = loose(text)
+    assert {doc[i].text for e in get_edits(doc) for i in range(e.start, e.end)} & fused
 
 
 def test_faithful_candidate_rules():

@@ -8,7 +8,7 @@ from spacy.strings import StringStore
 from spacy.vectors import Vectors
 
 import spacy_deid  # noqa: F401
-from spacy_deid.edits import MLM, PHI, SURROGATE, add_edit, get_edits, render
+from spacy_deid.edits import KEEP, MLM, PHI, SURROGATE, add_edit, get_edits, render
 from spacy_deid.components.similarity_filter import (
     CosineFilter,
     NeighborPseudonymizer,
@@ -54,6 +54,16 @@ def test_filter_returns_first_candidate_above_epsilon_in_mlm_order():
     assert f.select("denies", ["mg"], VEC).passed is False  # 0 does not exceed epsilon=0
     assert CosineFilter(epsilon=-0.1).select("denies", ["mg"], VEC).word == "mg"
     assert CosineFilter(epsilon=0.8).select("denies", ["refuses", "denied"], VEC).word == "denied"
+
+
+def test_filter_can_choose_the_most_similar_passing_candidate():
+    f = cosine_filter_v1(choose="most_similar")
+    ch = f.select("denies", ["reports", "mg", "refuses", "denied"], VEC)
+    assert ch.word == "denied" and ch.index == 3 and ch.passed and ch.tries == 4
+    # nothing passes: the fallback, as with "first"
+    assert CosineFilter(choose="most_similar").select("denies", ["reports", "mg"], VEC).word is None
+    with pytest.raises(ValueError, match="choose"):
+        CosineFilter(choose="best")
 
 
 def test_filter_max_tries_and_fallbacks():
@@ -275,18 +285,33 @@ def test_surrogate_mode_replaces_phi_consistently(surrogate_nlp):
     assert comp.candidates and all(is_wordlike(w) for w in comp.candidates)
     text = "GENTRY seen 03/14/2019. Mr. Gentry is stable, Gentry said."
     doc = nlp(text)
-    surr = [e for e in get_edits(doc) if e.label_ == SURROGATE]
+    surr = [e for e in get_edits(doc) if e._.deid_method == SURROGATE]
     assert [e.text for e in surr] == ["GENTRY", "03/14/2019", "Gentry", "Gentry"]
+    # the reason (an entity whose detector is unknown) and the PHI category are kept
+    assert [(e.label_, e._.deid_category) for e in surr] == [(PHI, "NAME"), (PHI, "DATE"), (PHI, "NAME"), (PHI, "NAME")]
     subs = [e._.deid_replacement for e in surr]
     assert subs[0].isupper() and subs[0].lower() == subs[2].lower() == subs[3].lower() != "gentry"
     assert subs[0].lower() in comp.candidates
     assert subs[1] != "03/14/2019" and subs[1][2] == "/"
-    assert all(e._.deid_audit == {"method": "neighbors", "n_neighbors": 10} for e in surr)
+    assert all(e._.deid_audit == {"component": "similarity_filter", "method": "neighbors", "n_neighbors": 10} for e in surr)
     out = doc._.deid_text
     assert "entry" not in out.lower() and "03/14/2019" not in out
     # same doc -> same surrogates, whatever the batch
     again = list(nlp.pipe(["other text", text], batch_size=2))[1]
     assert again._.deid_text == out
+
+
+def test_surrogate_mode_leaves_what_a_replacer_decided(surrogate_nlp):
+    # A phi_replacer upstream already wrote a surrogate (or KEEP: an age under 90
+    # that a NER marked): the neighbour surrogate must not override its decision.
+    nlp = surrogate_nlp
+    doc = nlp.make_doc("GENTRY seen 03/14/2019.")
+    doc = nlp.get_pipe("phi_ruler")(doc)
+    add_edit(doc, 0, 1, "NER", "Miller", category="NAME", method=SURROGATE)
+    add_edit(doc, 2, 3, "PATTERN", "03/14/2019", category="DATE", method=KEEP)
+    doc = nlp.get_pipe("similarity_filter")(doc)
+    assert doc._.deid_text == "Miller seen 03/14/2019."
+    assert [e.label_ for e in get_edits(doc)] == ["NER", "PATTERN"]
 
 
 def test_surrogate_mode_overrides_phi_edits_keeps_punctuation(surrogate_nlp):

@@ -181,6 +181,18 @@ def datasifter_mask(
     return masked
 
 
+# A token that fuses a word with punctuation other than an inner hyphen, apostrophe
+# or period: ",MEDICATIONS" and "32.,PROCEDURE" in notes whose line breaks became
+# commas, "s/p", "(left)". A one-word replacement would drop its punctuation (and the
+# number fused to it), so with protect_punct such a token is never resampled.
+FUSED_PUNCT = re.compile(r"[^\w\s'.\-]|^[.\-]|[.\-]{2}")
+
+
+def fuses_punct(text: str) -> bool:
+    """Whether ``text`` has a letter and punctuation that is not inside a word."""
+    return any(c.isalpha() for c in text) and FUSED_PUNCT.search(text) is not None
+
+
 def coarse_shape(text: str) -> str:
     """"word" (has a letter), "number" (has a digit, no letter) or "punct"."""
     if any(c.isalpha() for c in text):
@@ -1077,6 +1089,7 @@ class MLMResampler(Pipe):
             prot |= attrs[:, 0]
         if self.protect_punct:
             prot |= attrs[:, 1] | attrs[:, 2]
+            prot |= numpy.fromiter((fuses_punct(t.text) for t in doc), dtype=bool, count=n)
         lower = doc.to_array([LOWER]).astype(numpy.uint64).reshape(-1) if n else numpy.zeros(0, dtype=numpy.uint64)
         nonspace = numpy.flatnonzero(~attrs[:, 2])
         if len(protected_m):

@@ -17,8 +17,10 @@ every word has a vector):
 The ``similarity_filter`` component runs after ``mlm_resampler``: it reads the MLM
 edits (label ``MLM``, ``span._.deid_audit["candidates"]``), applies the filter and
 records its choice as an overriding ``MLM`` edit over the same tokens. In surrogate
-mode it also replaces every PHI token (``doc.ents`` and ``PHI`` edits) by a
-neighbour (``SURROGATE`` edits): realistic words instead of placeholders, the same
+mode it also replaces every PHI token (``doc.ents`` and ``PHI`` edits) that no
+replacer upstream has decided (a ``phi_replacer`` surrogate, date shift, mask or
+KEEP stands) by a neighbour (method ``SURROGATE``; the reason and PHI category of
+the entity or edit it replaces): realistic words instead of placeholders, the same
 original giving the same surrogate within a document, or across a corpus when
 keyed by a salted hash (the salt is read from an environment variable, so it is
 never written to the config).
@@ -37,15 +39,17 @@ from spacy import util
 from spacy.strings import hash_string
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy.vocab import Vocab
 
+from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.edits import MLM, PHI, SURROGATE, add_edit, get_edits
 from spacy_deid.surrogates.keys import read_salt
 from spacy_deid.util import RecordsReader, detector_flagged_words, require_corpus, upstream_allows
 
 FALLBACKS = ("mask", "best", "none")
+CHOICES = ("first", "most_similar")
 NUMERIC_MODES = ("shape", "keep")
 CONSISTENCY = ("doc", "corpus")
 
@@ -158,11 +162,21 @@ class CosineFilter:
     max_tries (int): at most this many candidates are scored.
     fallback (str): ``"mask"``, ``"best"`` or ``"none"`` (see the module docstring).
     skip_identical (bool): never return the original word.
+    choose (str): ``"first"`` (the paper): the first candidate, in the MLM's order,
+        whose similarity exceeds ``epsilon``; ``"most_similar"``: the most similar
+        of the tried candidates that exceed it (closer in meaning, less varied).
     """
 
     def __init__(
-        self, epsilon: float = 0.0, max_tries: int = 10, fallback: str = "mask", skip_identical: bool = True
+        self,
+        epsilon: float = 0.0,
+        max_tries: int = 10,
+        fallback: str = "mask",
+        skip_identical: bool = True,
+        choose: str = "first",
     ) -> None:
+        if choose not in CHOICES:
+            raise ValueError(f"choose must be one of {CHOICES}, got {choose!r}")
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
         if max_tries < 1:
@@ -173,6 +187,7 @@ class CosineFilter:
         self.max_tries = int(max_tries)
         self.fallback = fallback
         self.skip_identical = skip_identical
+        self.choose = choose
 
     def tried(self, original: str, candidates: Sequence[str]) -> List[int]:
         """Indices of the candidates that will be scored, in order."""
@@ -190,6 +205,9 @@ class CosineFilter:
 
     def decide(self, candidates: Sequence[str], tried: Sequence[int], sims: Sequence[float]) -> FilterChoice:
         """The decision given the similarities of the tried candidates."""
+        if self.choose == "most_similar" and tried and max(sims) > self.epsilon:
+            best = int(numpy.argmax(sims))
+            return FilterChoice(candidates[tried[best]], tried[best], float(sims[best]), True, len(tried))
         for n, (i, s) in enumerate(zip(tried, sims), start=1):
             if s > self.epsilon:
                 return FilterChoice(candidates[i], i, float(s), True, n)
@@ -234,7 +252,7 @@ class CosineFilter:
 
 @registry.misc("spacy_deid.cosine_filter.v1")
 def cosine_filter_v1(
-    epsilon: float = 0.0, max_tries: int = 10, fallback: str = "mask", skip_identical: bool = True
+    epsilon: float = 0.0, max_tries: int = 10, fallback: str = "mask", skip_identical: bool = True, choose: str = "first"
 ) -> CosineFilter:
     """The Filtered BERT similarity filter as a registered policy.
 
@@ -243,9 +261,13 @@ def cosine_filter_v1(
     fallback (str): ``"mask"`` (placeholder), ``"best"`` (best candidate tried) or
         ``"none"`` (skip the position).
     skip_identical (bool): never return the original word.
+    choose (str): ``"first"`` passing candidate in the MLM's order (the paper) or
+        the ``"most_similar"`` passing one.
     RETURNS (CosineFilter): the policy.
     """
-    return CosineFilter(epsilon=epsilon, max_tries=max_tries, fallback=fallback, skip_identical=skip_identical)
+    return CosineFilter(
+        epsilon=epsilon, max_tries=max_tries, fallback=fallback, skip_identical=skip_identical, choose=choose
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -642,6 +664,8 @@ class SimilarityFilter(Pipe):
         self.surrogates = surrogates
         self.surrogate_labels = set(surrogate_labels)
         self.surrogate_ents = surrogate_ents
+        # the PHI category a surrogate records for an entity of doc.ents
+        self._label_map = make_label_map()
         self.n_neighbors = n_neighbors
         self.min_count = min_count
         self.count_by = count_by
@@ -807,15 +831,30 @@ class SimilarityFilter(Pipe):
                 },
             )
 
-    def _phi_tokens(self, doc: Doc) -> List[int]:
-        tokens: Set[int] = set()
+    def _phi_tokens(self, doc: Doc) -> Dict[int, Tuple[str, Optional[str]]]:
+        """The PHI tokens to replace, each with the reason and category its
+        replacement records. A token whose latest edit already has a method (a
+        phi_replacer surrogate, date shift or mask, or KEEP: an age under 90 that
+        the NER marked) was decided upstream and is left alone."""
+        owner: Dict[int, Span] = {}
         for span in get_edits(doc):
-            if span.label_ in self.surrogate_labels:
-                tokens.update(range(span.start, span.end))
+            for i in range(span.start, span.end):
+                owner[i] = span
+        tokens: Dict[int, Tuple[str, Optional[str]]] = {}
         if self.surrogate_ents:
             for ent in doc.ents:
-                tokens.update(range(ent.start, ent.end))
-        return sorted(i for i in tokens if not doc[i].is_space)
+                category = category_of(ent.label_, self._label_map)
+                for i in range(ent.start, ent.end):
+                    tokens[i] = (PHI, category)
+        for span in get_edits(doc):
+            if span.label_ in self.surrogate_labels:
+                for i in range(span.start, span.end):
+                    tokens[i] = (span.label_, span._.deid_category or tokens.get(i, (None, None))[1])
+        return {
+            i: why
+            for i, why in sorted(tokens.items())
+            if not doc[i].is_space and (i not in owner or owner[i]._.deid_method is None)
+        }
 
     def _doc_rng(self, doc: Doc) -> numpy.random.Generator:
         # Seeded by the document's text: the same doc gets the same surrogates
@@ -826,11 +865,12 @@ class SimilarityFilter(Pipe):
         positions = [self._phi_tokens(doc) for doc in docs]
         words = [[doc[i].text for i in pos] for doc, pos in zip(docs, positions)]
         surr = self.pseudonymizer.surrogates(words, [self._doc_rng(d) for d in docs])
-        audit = {"method": "neighbors", "n_neighbors": self.n_neighbors}
+        audit = {"component": self.name, "method": "neighbors", "n_neighbors": self.n_neighbors}
         for doc, pos, subs in zip(docs, positions, surr):
             for i, s in zip(pos, subs):
                 if s is not None:
-                    add_edit(doc, i, i + 1, SURROGATE, s, audit=dict(audit))
+                    reason, category = pos[i]
+                    add_edit(doc, i, i + 1, reason, s, audit=dict(audit), category=category, method=SURROGATE)
 
     # -- serialisation ----------------------------------------------------
 
