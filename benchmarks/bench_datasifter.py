@@ -210,6 +210,12 @@ def main(argv=None) -> Dict[str, Any]:
         "the fitted pipeline's attribute set to each value (e.g. mlm_resampler.temperature=0.5,0.7); several "
         "--sweep options make a grid. Components are not refitted, so a sweep point approximates a run with that setting",
     )
+    parser.add_argument(
+        "--point",
+        action="append",
+        default=[],
+        help="One more setting to measure after the main run: COMPONENT.ATTRIBUTE=VALUE[;COMPONENT.ATTRIBUTE=VALUE...]",
+    )
     parser.add_argument("--work", type=Path, default=None, help="Work directory (subset corpus, vectors)")
     parser.add_argument("--out", type=Path, default=None, help="Results JSON")
     args = parser.parse_args(argv)
@@ -246,7 +252,7 @@ def main(argv=None) -> Dict[str, Any]:
     measured, checks, run_timings = measure(nlp, evaluated, bigram_model, args.seed)
     timings.update(run_timings)
     sweep = []
-    for setting in sweep_settings(args.sweep):
+    for setting in sweep_settings(args.sweep) + [point_setting(p) for p in args.point]:
         previous = {path: set_attribute(nlp, path, value) for path, value in setting.items()}
         point, point_checks, point_timings = measure(nlp, evaluated, bigram_model, args.seed)
         sweep.append({"setting": setting, "measured": point, "meets_targets": point_checks, "timings": point_timings})
@@ -355,6 +361,17 @@ def sweep_settings(specs: Sequence[str]) -> List[Dict[str, Any]]:
                 axis.append((path, raw))
         axes.append(axis)
     return [dict(point) for point in itertools.product(*axes)] if axes else []
+
+
+def point_setting(spec: str) -> Dict[str, Any]:
+    """One ``--point COMPONENT.ATTRIBUTE=VALUE;...`` setting."""
+    setting: Dict[str, Any] = {}
+    for part in filter(None, spec.split(";")):
+        for path, value in sweep_settings([part])[0].items():
+            setting[path] = value
+    if not setting:
+        raise SystemExit(f"--point {spec!r}: expected COMPONENT.ATTRIBUTE=VALUE[;...]")
+    return setting
 
 
 def set_attribute(nlp, path: str, value: Any) -> Any:
