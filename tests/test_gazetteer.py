@@ -321,6 +321,22 @@ def test_unknown_names_of_a_ner_stay_in_single_case_notes(nlp):
     assert [e.text for e in doc.ents] == ["baustelle tauski"]
 
 
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        ("DR JOHN PARK AWARE OF K 3.1", ("JOHN PARK AWARE", "DOCTOR"), "JOHN PARK"),
+        ("wife ann here, updated", ("ann here", "PATIENT"), "ann"),
+        ("SPOKE WITH DR ZIELONKA TODAY RE PLAN", ("ZIELONKA TODAY", "DOCTOR"), "ZIELONKA"),
+        # a listed name that is also a word stays ("GRACE", "PARK"), and mixed case is left alone
+        ("DAUGHTER MARY GRACE CALLED", ("MARY GRACE", "PATIENT"), "MARY GRACE"),
+        ("Seen by Dr. Tilda Aware today.", ("Tilda Aware", "DOCTOR"), "Tilda Aware"),
+    ],
+)
+def test_a_ner_name_in_single_case_notes_ends_before_an_ordinary_word(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [e.text for e in doc.ents] == [expected]
+
+
 def test_clinical_words_after_a_cue_are_no_names(nlp):
     for text in ("here w/ choledocholithiasis.. neuro: lethargic", "ADMITTED W/ UROSEPSIS."):
         assert found(nlp, text) == [], text

@@ -175,6 +175,11 @@ class PhiGazetteer(Pipe):
         """A clinical term that is a verb form ("paged", "ambulating"): never the end of a name."""
         return low.endswith(("ed", "ing")) and self._gazetteer.clinical_term(low)
 
+    def _ordinary_not_name(self, token) -> bool:
+        """An ordinary word (or stop word) that is no listed first name or surname."""
+        low = token.lower_
+        return token.is_alpha and (token.is_stop or self._gazetteer.is_common(low)) and NAME not in self._gazetteer.tags(low)
+
     def _filter_ents(self, doc: Doc) -> None:
         """Drop the NER entities that cannot be PHI of their category by their
         form (into ``doc.spans[rejected_key]``); trim the kept ones; where the
@@ -215,6 +220,11 @@ class PhiGazetteer(Pipe):
             # nor with a clinical verb after a name ("dr haisham paged", "x notified"); a
             # one-word entity stays whole
             while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):
+                end -= 1
+            # in single-case notes, nor with an ordinary word after a name that no name list
+            # holds ("DR JOHN PARK AWARE", "wife ann here"): a NER trained on tidy notes runs
+            # a name on over the next word when capitals no longer tell where it ends
+            while category == "NAME" and not mixed_case and end - start > 1 and self._ordinary_not_name(doc[end - 1]):
                 end -= 1
             label = ent.label
             if category in _NAMED and names:
