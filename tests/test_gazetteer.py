@@ -276,6 +276,12 @@ def test_names_in_telegraphic_notes(nlp, text, expected):
         ("senior at lincoln high school, plays", [("lincoln high school", "LOCATION_OTHER")]),
         ("walks at the local park daily", []),
         ("swims in the public pool at the city park", []),
+        # a word no dictionary holds after a travel or home word and a place preposition
+        ("fell while hiking at yosemite last week", [("yosemite", "LOCATION_OTHER")]),
+        ("was skiing in vail over the holidays", [("vail", "LOCATION_OTHER")]),
+        ("lives in southie with wife", [("southie", "CITY")]),
+        ("lives in house with wife, trip to the ed, lives at home", []),
+        ("traveled to pacu, lives in assisted living, hiking in march", []),
     ],
 )
 def test_named_landmarks_after_a_place_cue(nlp, text, expected):

@@ -183,6 +183,13 @@ day boarding sunday bible fitness health golf country book coffee fast food farm
 train bus gas police fire power sewage treatment nuclear
 """.split())
 LANDMARK_CUES = frozenset("at in to from near by".split())
+# travel, leisure and home words: after one and a place preposition, a word no
+# dictionary holds names a place ("hiking at yosemite", "trip to aruba", "lives in southie")
+TRAVEL_CUES = frozenset(
+    """trip trips travel travels traveled travelled traveling travelling vacation vacationing
+    visiting visited hiking hiked skiing camping cruise flew flying lives lived living resides
+    residing born stationed deployed""".split()
+)
 # names of clinical specialties end so ("hematology clinic" is no hospital's name)
 _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
 
@@ -735,6 +742,29 @@ class Gazetteer:
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
 
+    def travel_places(self, doc: Doc) -> List[Span]:
+        """LOCATION_OTHER spans: one or two words that no dictionary holds (no
+        clinical term, stop word or month) after a travel or home word and "at",
+        "in", "to", "from" or "near" ("hiking at yosemite", "TRIP TO ARUBA"), in any case."""
+        out: List[Span] = []
+        n = len(doc)
+        dictionary = dictionary_words()
+        for i in range(n - 2):
+            if doc[i].lower_ not in TRAVEL_CUES or doc[i + 1].lower_ not in LANDMARK_CUES:
+                continue
+            j = end = i + 2
+            while end < n and end < j + 2:
+                t = doc[end]
+                low = t.lower_
+                if not t.is_alpha or len(low) < 3 or t.is_stop or low in CALENDAR_WORDS:
+                    break
+                if get_string_id(low) in dictionary or self.clinical_term(low):
+                    break
+                end += 1
+            if end > j:
+                out.append(Span(doc, j, end, label="LOCATION_OTHER"))
+        return out
+
     @staticmethod
     def _landmark_name_word(doc: Doc, k: int) -> bool:
         """Whether ``doc[k]`` can name a landmark: a word, no stop word, kind or department word."""
@@ -1150,6 +1180,7 @@ class Gazetteer:
         spans = (
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
+            + self.travel_places(doc)
         )
         return filter_spans(spans)
 
