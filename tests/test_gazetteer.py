@@ -313,6 +313,9 @@ def test_hospitals_named_by_a_word_that_names_one(nlp, text, expected):
         ("PAIN CONTROLLED W/ PERCOCET", ("PERCOCET", "PATIENT")),
         ("keep family, wean vent as tol", ("wean", "DOCTOR")),
         ("D/C FOLEY IN AM", ("FOLEY", "PATIENT")),
+        ("58 YO ASIAN MALE ADMITTED WITH CP", ("ASIAN MALE", "DOCTOR")),
+        ("Venous Doppler of the right leg.", ("Doppler", "DOCTOR")),
+        ("Dissected with Metzenbaum scissors and Bovie cautery.", ("Metzenbaum", "DOCTOR")),
     ],
 )
 def test_clinical_words_are_no_names_of_a_ner(nlp, text, ent):

@@ -1076,6 +1076,8 @@ class Gazetteer:
             # word ("Green", "Mobile", "rose"): in ALL CAPS or lower case text as found, in
             # mixed-case text only capitalised and not first in its sentence
             if self.tags(t.lower_):
+                if self.clinical_term(t.lower_):
+                    continue  # "MALE" is a first name of the lists, but not in "ASIAN MALE"
                 if not self.is_common(t.lower_) or not mixed_case or (t.is_title and not t.is_sent_start):
                     return True
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
