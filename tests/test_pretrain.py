@@ -43,6 +43,9 @@ def test_cpu_config_is_the_default():
     assert load_pretrain_config(ROOT / "spacy_deid" / "configs" / "pretrain_cpu.cfg") == load_pretrain_config(None)
     gpu = load_pretrain_config(ROOT / "spacy_deid" / "configs" / "pretrain_gpu.cfg")
     assert gpu["model"]["hidden_size"] > DEFAULT_PRETRAIN_CONFIG["model"]["hidden_size"]
+    large = load_pretrain_config(ROOT / "spacy_deid" / "configs" / "pretrain_cpu_large.cfg")
+    assert large["model"]["num_hidden_layers"] > DEFAULT_PRETRAIN_CONFIG["model"]["num_hidden_layers"]
+    assert large["training"]["max_minutes"] > 0  # a budget ends its runs
     with pytest.raises(FatalError, match="Unknown pretrain setting"):
         load_pretrain_config({"training": {"learning_rate": 1.0}})
     with pytest.raises(FatalError, match="not found"):
