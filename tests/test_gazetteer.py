@@ -339,6 +339,8 @@ def test_unknown_names_of_a_ner_stay_in_single_case_notes(nlp):
         # a listed name that is also a word stays ("GRACE", "PARK"), and mixed case is left alone
         ("DAUGHTER MARY GRACE CALLED", ("MARY GRACE", "PATIENT"), "MARY GRACE"),
         ("Seen by Dr. Tilda Aware today.", ("Tilda Aware", "DOCTOR"), "Tilda Aware"),
+        ("PATIENT: HARRISON, CODY L  MRN 6734439", ("HARRISON, CODY L", "PATIENT"), "HARRISON, CODY L"),
+        ("patient: harrison, cody a  mrn 6734439", ("harrison, cody a", "PATIENT"), "harrison, cody a"),
     ],
 )
 def test_a_ner_name_in_single_case_notes_ends_before_an_ordinary_word(nlp, text, ent, expected):

@@ -269,6 +269,9 @@ def test_faithful_candidate_rules():
     assert [coarse_shape(w) for w in ("Smith", "12/03", "--", "3rd")] == ["word", "number", "punct", "word"]
     assert [inflection(w) for w in ("swelling", "noted", "lesions", "mass", "sinus", "diagnosis", "pain", "ring")] == [
         "ing", "ed", "s", "", "", "", "", ""]
+    # "need"/"proceed" are no past tense, "bring"/"thing" no -ing form ("may need" read "may needed")
+    assert [inflection(w) for w in ("need", "proceed", "bring", "thing", "agreed", "using")] == ["", "", "", "", "", "ing"]
+    assert not faithful("need", "needed", set()) and faithful("need", "want", set())
     assert digit_shape("12/03") == "dd/dd"
     stops = {"the", "and", "of"}
     assert faithful("pain", "ache", stops)

@@ -205,13 +205,14 @@ def coarse_shape(text: str) -> str:
 def inflection(word: str) -> str:
     """The inflection the suffix of ``word`` tells: "ing", "ed", "s" or "".
 
-    Only suffixes that say something are read: "-ing" on 5+ letters, "-ed" on 4+,
-    "-s" on 4+ letters but not "-ss", "-us", "-is" (mass, sinus, diagnosis).
+    Only suffixes that say something are read: "-ing" on 5+ letters after a vowel
+    (not "bring", "thing"), "-ed" on 4+ but not "-eed" (need, proceed), "-s" on 4+
+    letters but not "-ss", "-us", "-is" (mass, sinus, diagnosis).
     """
     w = word.lower()
-    if len(w) >= 5 and w.endswith("ing"):
+    if len(w) >= 5 and w.endswith("ing") and any(c in "aeiouy" for c in w[:-3]):
         return "ing"
-    if len(w) >= 4 and w.endswith("ed"):
+    if len(w) >= 4 and w.endswith("ed") and not w.endswith("eed"):
         return "ed"
     if len(w) >= 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return "s"

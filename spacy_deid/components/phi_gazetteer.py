@@ -175,11 +175,6 @@ class PhiGazetteer(Pipe):
         """A clinical term that is a verb form ("paged", "ambulating"): never the end of a name."""
         return low.endswith(("ed", "ing")) and self._gazetteer.clinical_term(low)
 
-    def _ordinary_not_name(self, token) -> bool:
-        """An ordinary word (or stop word) that is no listed first name or surname."""
-        low = token.lower_
-        return token.is_alpha and (token.is_stop or self._gazetteer.is_common(low)) and NAME not in self._gazetteer.tags(low)
-
     def _filter_ents(self, doc: Doc) -> None:
         """Drop the NER entities that cannot be PHI of their category by their
         form (into ``doc.spans[rejected_key]``); trim the kept ones; where the
@@ -221,10 +216,16 @@ class PhiGazetteer(Pipe):
             # one-word entity stays whole
             while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):
                 end -= 1
-            # in single-case notes, nor with an ordinary word after a name that no name list
-            # holds ("DR JOHN PARK AWARE", "wife ann here"): a NER trained on tidy notes runs
-            # a name on over the next word when capitals no longer tell where it ends
-            while category == "NAME" and not mixed_case and end - start > 1 and self._ordinary_not_name(doc[end - 1]):
+            # in single-case notes, nor with a word notes write after a name ("DR JOHN PARK
+            # AWARE", "wife ann here", "X SEEN"): a NER trained on tidy notes runs a name on
+            # over the next word when capitals no longer tell where it ends; an initial stays
+            while (
+                category == "NAME"
+                and not mixed_case
+                and end - start > 1
+                and len(doc[end - 1].text) > 1
+                and self._gazetteer.not_name_word(doc[end - 1], mixed_case)
+            ):
                 end -= 1
             label = ent.label
             if category in _NAMED and names:

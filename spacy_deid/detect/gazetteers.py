@@ -1106,7 +1106,7 @@ class Gazetteer:
         """The bounds of the person in a NER entity ``doc[start:end]`` of a named
         ``category``: the entity with the one name of ``names`` (the gazetteer's)
         inside it, less the words at its edges, outside that name, that are no part
-        of a name (``_not_name_word``). A statistical NER trained on tidy notes
+        of a name (``not_name_word``). A statistical NER trained on tidy notes
         labels a person in a query as a HOSPITAL ("Did Jennifer Brown have") and runs
         a name on over the words after it ("Michael Smith today"); the lists know the
         person and where the name ends. For an organisation or place entity the name
@@ -1127,15 +1127,15 @@ class Gazetteer:
                 return None
             if category == "LOCATION" and any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in entity):
                 return None
-        while start < name.start and self._not_name_word(doc[start], mixed_case):
+        while start < name.start and self.not_name_word(doc[start], mixed_case):
             start += 1
-        while end > name.end and self._not_name_word(doc[end - 1], mixed_case):
+        while end > name.end and self.not_name_word(doc[end - 1], mixed_case):
             end -= 1
         if category != "NAME" and (start, end) != (name.start, name.end):
             return None
         return start, end
 
-    def _not_name_word(self, t, mixed_case: bool) -> bool:
+    def not_name_word(self, t, mixed_case: bool) -> bool:
         """A token at the edge of a NER name that is no part of it: punctuation, a
         stop word, a title, role word or credential, a clinical term, an ordinary
         verb form or time word that notes write after a name ("MICHAEL T. SEEN",
@@ -1190,7 +1190,8 @@ class Gazetteer:
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
 # words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
 _AFTER_NAME_WORDS = frozenset(
-    "seen done given taken brought sent made told known found today tonight yesterday tomorrow overnight".split()
+    """seen done given taken brought sent made told known found today tonight yesterday tomorrow
+    overnight aware here there present""".split()
 )
 # words that name a kind of organisation or place: an entity with one is no person's name,
 # whatever listed names are in it ("Jackson Memorial", "John Muir Medical Center", "Lincoln Park")
