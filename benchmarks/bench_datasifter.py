@@ -285,7 +285,6 @@ def main(argv=None) -> Dict[str, Any]:
     return result
 
 
-
 def measure(nlp, evaluated: List[dict], bigram_model, seed: int) -> Tuple[Dict[str, Any], Dict[str, bool], Dict[str, float]]:
     """Sanitise ``evaluated`` with ``nlp`` and measure it (module docstring)."""
     from spacy_deid.eval.utility import classification_f1, same_cluster_share
@@ -387,6 +386,7 @@ def set_attribute(nlp, path: str, value: Any) -> Any:
     old = getattr(obj, attrs[-1])
     setattr(obj, attrs[-1], value)
     return old
+
 
 def _mlm_metrics(path: Path) -> Dict[str, Any]:
     """The held-out numbers of the model's own metrics.json (when it has one)."""
