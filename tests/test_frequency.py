@@ -515,6 +515,17 @@ def test_clinical_terms_are_common_whatever_their_zipf():
     assert not [t for t in terms if t not in common]
 
 
+def test_inflected_dictionary_words_are_ordinary():
+    """The ordinary-word flag of common_words.tsv knows inflections whose stem
+    changes ("having", "began", "studies", "slurred"); names stay out."""
+    from spacy_deid.detect.gazetteers import read_common_words
+    from spacy_deid.resources import asset_path
+
+    ordinary = read_common_words(asset_path("gazetteers/common_words.tsv"), 2.5, ordinary_only=True)
+    assert {"having", "including", "began", "held", "studies", "identified", "slurred", "planned"} <= ordinary
+    assert not {"john", "boston", "ucla"} & ordinary
+
+
 def test_dictionary_words_are_common_from_their_own_zipf():
     records = [rec(i, f"Patient stable today. Code{i % 6} noted.", f"p{i % 6}") for i in range(18)]
     text = "Patient reports restlessness and hemorrhoids, seen by Zorvathy."

@@ -191,6 +191,10 @@ def _with_ents(nlp, text, ents):
         ("Seen at the Gravemoor Center.", ("Gravemoor Center", "HOSPITAL"), True),
         ("MRN 889911 noted.", ("889911", "MEDICALRECORD"), True),
         ("I want to add more.", ("add", "HOSPITAL"), False),
+        # clinical words by their endings, inflected ordinary words (lemmas in the dictionary)
+        ("ADMITTED FROM SIEFIELD W/ ULCERATIVE COLITIS.", ("ULCERATIVE COLITIS", "PATIENT"), False),
+        ("having denied any pain", ("having denied", "PATIENT"), False),
+        ("SLURRED SPEECH SINCE AM", ("SLURRED", "DOCTOR"), False),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

@@ -13,7 +13,15 @@ from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
 from spacy_deid.edits import LOW_FREQ, MLM, add_edit, get_edits
-from spacy_deid.components.mlm_resampler import MLMSampler, datasifter_mask, doc_key, fuses_punct, mask_probability, stable_key
+from spacy_deid.components.mlm_resampler import (
+    MLMSampler,
+    datasifter_mask,
+    doc_key,
+    fuses_punct,
+    mask_probability,
+    spread_weights,
+    stable_key,
+)
 
 @pytest.fixture(scope="module")
 def texts(small_records):
@@ -462,6 +470,87 @@ def test_phi_entity_text_is_never_sampled(mlm_dir):
     doc = nlp("She was seen at the Patient ward today and the plan was reviewed with the family again")
     cands = [c.casefold() for e in get_edits(doc) for c in e._.deid_audit["candidates"]]
     assert cands and word not in cands
+
+
+def test_weights_mask_widely_spread_words_first():
+    """Half the tokens at weight 1, half at 0.05, cap 25%: the masks fall on the
+    weighted-up half (about half would without weights)."""
+    n = 400
+    heavy = [i % 2 == 0 for i in range(n)]
+    weights = [1.0 if h else 0.05 for h in heavy]
+    share = []
+    for seed in range(5):
+        rng = numpy.random.default_rng(seed)
+        masked = datasifter_mask(
+            flags(n, range(n)), flags(n), flags(n), flags(n), rng, weights=weights, max_mask_fraction=0.25
+        )
+        assert sum(masked) == 100
+        share.append(sum(m and h for m, h in zip(masked, heavy)) / sum(masked))
+        unweighted = datasifter_mask(
+            flags(n, range(n)), flags(n), flags(n), flags(n), numpy.random.default_rng(seed), max_mask_fraction=0.25
+        )
+        assert sum(m and h for m, h in zip(unweighted, heavy)) / sum(unweighted) < 0.65
+    assert min(share) > 0.85
+    # a low weight delays a word, never excludes it: past the heavy half the cap is still reached
+    masked = datasifter_mask(flags(n, range(n)), flags(n), flags(n), flags(n), numpy.random.default_rng(0), weights=weights, max_mask_fraction=0.75)
+    assert sum(masked) == 300
+
+
+def test_spread_weights_lookup():
+    hashes = numpy.array([10, 20, 30], dtype=numpy.uint64)
+    shares = numpy.array([0.5, 0.02, 0.1], dtype=numpy.float32)
+    lower = numpy.array([20, 10, 99, 30, 5], dtype=numpy.uint64)
+    w = spread_weights(lower, hashes, shares, spread_ref=0.1, spread_min=0.05)
+    assert w.tolist() == pytest.approx([0.2, 1.0, 0.05, 1.0, 0.05])
+    assert spread_weights(lower, hashes[:0], shares[:0], 0.1, 0.05).tolist() == [0.05] * 5
+
+
+def spread_of(comp, word):
+    from spacy.strings import hash_string
+
+    h = numpy.uint64(hash_string(word))
+    hit = comp.spread_hashes == h
+    return float(comp.spread_shares[hit][0]) if hit.any() else None
+
+
+def test_spread_is_learned_from_the_corpus_without_identifiers(tmp_path, mlm_dir, small_records):
+    """initialize counts each word's share of the patients; a word of a gold PHI span,
+    a word the upstream detectors flag and a word of too few patients are not stored,
+    and the table survives to_disk / to_bytes."""
+    records = [dict(r) for r in small_records[:60]]
+    # a clinician "Wellington" (a public word) in many notes, flagged only by a pattern
+    for r in records[:30]:
+        r["text"] += " Seen by Dr. Wellington today."
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", name="phi_ruler", config={"spans_key": "phi_patterns"})
+    ruler.add_patterns([{"label": "DOCTOR", "pattern": [{"LOWER": "dr."}, {"IS_TITLE": True}]}])
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir), "spread_ref": 0.1, "spread_min_count": 3})
+    patients = {r.get("patient_id", r["id"]) for r in records}
+    with_patient = {r.get("patient_id", r["id"]) for r in records if " the " in f" {r['text'].lower()} "}
+    nlp.get_pipe("mlm_resampler").initialize(nlp=nlp, corpus=lambda: iter(records))
+    comp = nlp.get_pipe("mlm_resampler")
+    assert spread_of(comp, "the") == pytest.approx(len(with_patient) / len(patients), abs=1e-6)
+    assert spread_of(comp, "wellington") is None  # flagged by a detector
+    gold = {r["text"][s["start"] : s["end"]].lower() for r in records for s in r.get("spans") or []}
+    assert not any(spread_of(comp, w) is not None for w in gold if w.isalpha())
+    n = len(comp.spread_hashes)
+    assert n > 50
+    assert not any(h in set(nlp.vocab.strings) for h in ["wellington"])
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.get_pipe("mlm_resampler").spread_hashes.tolist() == comp.spread_hashes.tolist()
+    other = spacy.blank("en").add_pipe("mlm_resampler", config={"spread_ref": 0.1})
+    other.from_bytes(comp.to_bytes())
+    assert other.spread_shares.tolist() == comp.spread_shares.tolist()
+
+
+def test_spread_needs_a_corpus(mlm_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mlm_resampler", config={"model": str(mlm_dir), "spread_ref": 0.1})
+    with pytest.raises(ValueError, match="corpus"):
+        nlp.initialize()
+    with pytest.raises(ValueError, match="spread_ref"):
+        spacy.blank("en").add_pipe("mlm_resampler", config={"spread_ref": 2.0})
 
 
 def test_frequency_masker_blacklist_is_respected(mlm_dir, small_records):

@@ -90,6 +90,15 @@ def test_one_shift_per_patient_keeps_every_interval(dates, patient):
     assert shifter.days_for(f"patient:{patient}") != 0
 
 
+def test_a_shift_is_never_whole_weeks():
+    """A shift of 7k days would leave every weekday as written ("seen on Tuesday")."""
+    shifter = DateShifter(KEYER, -365, 365)
+    days = {shifter.days_for(f"patient:{i}") for i in range(2000)}
+    assert all(d % 7 for d in days) and len(days) > 300
+    assert min(days) < -300 and max(days) > 300
+    assert {DateShifter(KEYER, 7, 7).days_for(f"patient:{i}") for i in range(5)} == {7}  # no other value
+
+
 @given(st.sampled_from(["2021", "1990s", "3 days", "2 weeks ago", "today", "10:30", "31/14/21", "42/40/40"]))
 def test_years_and_durations_are_kept(text):
     assert shift_date(text, 30).action == "keep"

@@ -36,12 +36,13 @@ from spacy.tokens import Doc
 from spacy.util import ensure_path, minibatch
 
 from spacy_deid.edits import MLM, add_edit, get_edits
-from spacy_deid.util import stable_key
+from spacy_deid.util import RecordsReader, require_corpus, stable_key
 
 Reject = Callable[[str], bool]
 RngLike = Union[numpy.random.Generator, Sequence[numpy.random.Generator], None]
 
 MODEL_DIR = "model"
+SPREAD_FILE = "spread.msgpack"
 # Tokens tried after the top_k ones, in rank order, when none of the top_k passes
 # (the shape, stop-word and inflection rules can reject most of the top_k).
 FALLBACK_TOKENS = 200
@@ -69,6 +70,9 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "protect_punct": True,
     "focus_terms": [],
     "focus_terms_file": None,
+    "spread_ref": None,
+    "spread_min": 0.05,
+    "spread_min_count": 5,
     "resample_upstream": True,
     "resample_ents": True,
     "keep_upstream_categories": [],
@@ -111,6 +115,7 @@ def datasifter_mask(
     rng: numpy.random.Generator,
     *,
     cap_base: Optional[Sequence[bool]] = None,
+    weights: Optional[Sequence[float]] = None,
     p_w: float = 0.5,
     p_n: float = 0.75,
     coef_start: float = 1.2,
@@ -144,6 +149,10 @@ def datasifter_mask(
     focus (Sequence[bool]): focus terms (p = 1 - p_w * coef).
     forced (Sequence[bool]): always masked.
     rng (numpy.random.Generator): the document's random generator.
+    weights (Optional[Sequence[float]]): per token, a factor in (0, 1] on its
+        probability in the first pass, doubled after every pass (up to 1): the
+        resampler's spread weighting, where words of few notes are masked later,
+        never excluded; None: 1 for every token.
     RETURNS (List[bool]): per token, whether it is masked.
     """
     n = len(countable)
@@ -164,11 +173,14 @@ def datasifter_mask(
     passes = 0
     while n_masked < cap and n_eligible > 0 and passes < max_passes:
         passes += 1
+        boost = 2.0 ** (passes - 1)
         for i in order:
             if masked[i]:
                 coef = coef_start
                 continue
             p = 0.0 if protected[i] else mask_probability(coef, bool(focus[i]), p_w, p_n)
+            if weights is not None:
+                p *= min(1.0, weights[i] * boost)
             if p > 0.0 and rng.random() < p:
                 masked[i] = True
                 n_masked += bool(base[i])
@@ -179,6 +191,49 @@ def datasifter_mask(
             elif coef > coef_min:
                 coef = max(coef_min, coef - coef_step)
     return masked
+
+
+def word_spread(
+    nlp: Language, name: str, corpus: RecordsReader, min_count: int = 5
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """How widely each word is spread over the corpus' patients.
+
+    Only words a fitted component may store are counted in (those of
+    ``similarity_filter.shareable_frequent_words``: at least ``min_count``
+    patients, public vocabulary, never in PHI): the table is saved with the
+    pipeline as hashes and shares.
+
+    RETURNS (Tuple[numpy.ndarray, numpy.ndarray]): the words' ``LOWER`` hashes
+        (sorted, uint64) and their shares of the patients (float32).
+    """
+    from spacy.strings import hash_string
+
+    from spacy_deid.components.similarity_filter import shareable_frequent_words
+
+    words, n_units = shareable_frequent_words(nlp, name, corpus, min_count, count_by="patient")
+    pairs = sorted((hash_string(w), c / max(n_units, 1)) for w, c in words.items())
+    hashes = numpy.array([h for h, _ in pairs], dtype=numpy.uint64)
+    shares = numpy.array([c for _, c in pairs], dtype=numpy.float32)
+    return hashes, shares
+
+
+def spread_weights(
+    lower: numpy.ndarray, hashes: numpy.ndarray, shares: numpy.ndarray, spread_ref: float, spread_min: float
+) -> numpy.ndarray:
+    """Per token, the factor on its masking probability: its word's share of the
+    patients over ``spread_ref``, clipped to [spread_min, 1] (a word missing from
+    the table gets ``spread_min``).
+
+    lower (numpy.ndarray): the tokens' ``LOWER`` hashes.
+    RETURNS (numpy.ndarray): the weights (float).
+    """
+    found = numpy.zeros(len(lower), dtype=numpy.float64)
+    if len(hashes) and len(lower):
+        idx = numpy.searchsorted(hashes, lower)
+        idx = numpy.minimum(idx, len(hashes) - 1)
+        hit = hashes[idx] == lower
+        found[hit] = shares[idx[hit]]
+    return numpy.clip(found / spread_ref, spread_min, 1.0)
 
 
 # A token that fuses a word with punctuation other than an inner hyphen, apostrophe
@@ -776,6 +831,9 @@ def make_mlm_resampler(
     protect_punct: bool,
     focus_terms: List[str],
     focus_terms_file: Optional[str],
+    spread_ref: Optional[float],
+    spread_min: float,
+    spread_min_count: int,
     resample_upstream: bool,
     resample_ents: bool,
     keep_upstream_categories: List[str],
@@ -811,6 +869,9 @@ def make_mlm_resampler(
         protect_punct=protect_punct,
         focus_terms=focus_terms,
         focus_terms_file=focus_terms_file,
+        spread_ref=spread_ref,
+        spread_min=spread_min,
+        spread_min_count=spread_min_count,
         resample_upstream=resample_upstream,
         resample_ents=resample_ents,
         keep_upstream_categories=keep_upstream_categories,
@@ -861,6 +922,9 @@ class MLMResampler(Pipe):
         protect_punct: bool = True,
         focus_terms: Iterable[str] = (),
         focus_terms_file: Optional[str] = None,
+        spread_ref: Optional[float] = None,
+        spread_min: float = 0.05,
+        spread_min_count: int = 5,
         resample_upstream: bool = True,
         resample_ents: bool = True,
         keep_upstream_categories: Iterable[str] = (),
@@ -886,6 +950,10 @@ class MLMResampler(Pipe):
             raise ValueError(f"[{name}] n_candidates must be >= 1, got {n_candidates}")
         if coef_step < 0 or coef_min < 0:
             raise ValueError(f"[{name}] coef_step and coef_min must be >= 0")
+        if spread_ref is not None and not 0.0 < spread_ref <= 1.0:
+            raise ValueError(f"[{name}] spread_ref must be in (0, 1] or null, got {spread_ref}")
+        if not 0.0 < spread_min <= 1.0:
+            raise ValueError(f"[{name}] spread_min must be in (0, 1], got {spread_min}")
         self.vocab = vocab
         self.name = name
         self.model_path = model
@@ -902,6 +970,13 @@ class MLMResampler(Pipe):
         self.protected_terms = list(protected_terms or []) + read_terms(protected_terms_file)
         self.focus_terms = list(focus_terms or []) + read_terms(focus_terms_file)
         self.protect_stop_words = protect_stop_words
+        self.spread_ref = spread_ref
+        self.spread_min = spread_min
+        self.spread_min_count = spread_min_count
+        # LOWER hash -> share of the corpus' patients whose notes hold the word
+        # (learned by initialize when spread_ref is set; sorted arrays for lookup)
+        self.spread_hashes = numpy.zeros(0, dtype=numpy.uint64)
+        self.spread_shares = numpy.zeros(0, dtype=numpy.float32)
         self.protect_punct = protect_punct
         self.resample_upstream = resample_upstream
         self.resample_ents = resample_ents
@@ -959,11 +1034,16 @@ class MLMResampler(Pipe):
         *,
         nlp: Optional[Language] = None,
         model: Optional[str] = None,
+        corpus: Optional[RecordsReader] = None,
     ) -> None:
-        """Load (and so validate) the model. No corpus statistics are learned here:
-        the model is pretrained separately (``python -m spacy_deid pretrain``).
+        """Load (and so validate) the model; with ``spread_ref`` set, learn from
+        ``corpus`` how widely each word is spread over the patients' notes. The
+        model itself is pretrained separately (``python -m spacy_deid pretrain``).
 
         model (Optional[str]): a model directory overriding the component's ``model``.
+        corpus (Optional[Callable[[], Iterable[dict]]]): the records the spread of
+            words is counted on (``spacy_deid.io.records.v1``); needed when
+            ``spread_ref`` is set.
         """
         if nlp is not None:
             self._nlp_ref = weakref.ref(nlp)
@@ -974,6 +1054,15 @@ class MLMResampler(Pipe):
         self._matchers = None
         self._filters = None
         _ = self.sampler
+        self.spread_hashes = numpy.zeros(0, dtype=numpy.uint64)
+        self.spread_shares = numpy.zeros(0, dtype=numpy.float32)
+        if self.spread_ref is not None:
+            if nlp is None:
+                raise ValueError(f"[{self.name}] initialize needs nlp (for its tokenizer) when spread_ref is set")
+            corpus = require_corpus(corpus, self.name)
+            self.spread_hashes, self.spread_shares = word_spread(
+                nlp, self.name, corpus, min_count=self.spread_min_count
+            )
 
     @property
     def stop_words(self) -> frozenset:
@@ -1101,7 +1190,14 @@ class MLMResampler(Pipe):
         cap_base = None
         if self.mask_fraction_of == "content":
             cap_base = [c and (f or not p) for c, f, p in zip(countable, forced, protected)]
-        masked = datasifter_mask(countable, protected, focus, forced, rng, cap_base=cap_base, **self.schedule)
+        weights = None
+        if self.spread_ref is not None:
+            weights = spread_weights(
+                lower, self.spread_hashes, self.spread_shares, self.spread_ref, self.spread_min
+            ).tolist()
+        masked = datasifter_mask(
+            countable, protected, focus, forced, rng, cap_base=cap_base, weights=weights, **self.schedule
+        )
         return masked, forced, kept
 
     def _process(self, docs: List[Doc]) -> None:
@@ -1182,6 +1278,7 @@ class MLMResampler(Pipe):
                 # tokenizer files are written (a pretrain dir also holds checkpoints).
                 self.sampler.save(target)
         srsly.write_json(path / "cfg.json", {"has_model": has_model, "version": 1})
+        srsly.write_msgpack(path / SPREAD_FILE, self._spread_data())
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "MLMResampler":
         """Point the component at the model inside ``path``; it is loaded on first use."""
@@ -1190,7 +1287,17 @@ class MLMResampler(Pipe):
         if cfg.get("has_model") and (path / MODEL_DIR / "config.json").exists():
             self._bundled = path / MODEL_DIR
             self._sampler = None
+        if (path / SPREAD_FILE).exists():
+            self._set_spread(srsly.read_msgpack(path / SPREAD_FILE))
         return self
+
+    def _spread_data(self) -> Dict[str, Any]:
+        """The spread table as msgpack-able lists (hashes of public words, shares)."""
+        return {"hashes": self.spread_hashes.tolist(), "shares": self.spread_shares.tolist()}
+
+    def _set_spread(self, data: Dict[str, Any]) -> None:
+        self.spread_hashes = numpy.array(data.get("hashes") or [], dtype=numpy.uint64)
+        self.spread_shares = numpy.array(data.get("shares") or [], dtype=numpy.float32)
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         """The model files packed with msgpack (no pickle)."""
@@ -1201,12 +1308,13 @@ class MLMResampler(Pipe):
                 for f in sorted(Path(tmp).iterdir()):
                     if f.is_file() and f.suffix in _MODEL_FILE_SUFFIXES:
                         files[f.name] = f.read_bytes()
-        return srsly.msgpack_dumps({"version": 1, "model_files": files})
+        return srsly.msgpack_dumps({"version": 1, "model_files": files, "spread": self._spread_data()})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "MLMResampler":
         """Restore the model from ``to_bytes`` output (loaded at once, then the
         temporary files are removed)."""
         data = srsly.msgpack_loads(bytes_data)
+        self._set_spread(data.get("spread") or {})
         files = data.get("model_files") or {}
         if files:
             tmp = tempfile.mkdtemp(prefix="deid_mlm_")

@@ -498,6 +498,42 @@ def gold_phi_words(records: Iterable[dict]) -> set:
     return words
 
 
+def shareable_frequent_words(
+    nlp: Language, name: str, corpus: RecordsReader, min_count: int, count_by: str = "patient"
+) -> Tuple[Dict[str, int], int]:
+    """The corpus words a fitted component may store, with their counts.
+
+    A word is kept when at least ``min_count`` patients (documents, occurrences:
+    ``count_by``) have it, it belongs to the public vocabulary (the pipeline
+    then stores its hash, never a corpus string), it is inside no gold PHI span
+    of the corpus (a doctor's name or username shared by many patients), no
+    detector before component ``name`` flags it anywhere in the corpus (a
+    clinician's name used for many patients is not rare, but a gazetteer or the
+    NER sees it after "Dr."), and every upstream ``is_allowed`` accepts it (a
+    listed name or place is refused). Counting runs on a scratch vocab: the
+    corpus' rare strings never reach the pipeline's StringStore.
+
+    nlp (Language): the pipeline being initialised (its tokenizer, its detectors).
+    name (str): the component asking; the detectors before it are run.
+    corpus (RecordsReader): the records.
+    min_count (int): fewest counting units.
+    count_by (str): "patient", "doc" or "occurrence".
+    RETURNS (Tuple[Dict[str, int], int]): {word: count}, most frequent first,
+        and the number of counting units in the corpus.
+    """
+    from spacy_deid.train.vectors import count_words, scratch_tokenizer
+
+    counter = count_words(corpus(), scratch_tokenizer(nlp), count_by=count_by)
+    frequent = counter.frequent(max(min_count, 1))
+    banned = gold_phi_words(corpus()) | detector_flagged_words(nlp, name, corpus())
+    allows = upstream_allows(nlp, name)
+    public = set(public_vocabulary())
+    words = {
+        w: c for w, c in frequent.items() if w in public and w not in banned and all(ok(w) for ok in allows)
+    }
+    return words, counter.n_units
+
+
 def candidate_vocabulary(
     words: Iterable[str],
     make_doc: Optional[Callable[[str], Doc]] = None,
@@ -704,32 +740,12 @@ class SimilarityFilter(Pipe):
             return
         from spacy.lang.en.stop_words import STOP_WORDS
 
-        from spacy_deid.train.vectors import count_words, scratch_tokenizer
-
         corpus = require_corpus(corpus, self.name)
         if nlp is None:
             raise ValueError(f"[{self.name}] initialize needs nlp (for its tokenizer)")
-        make_doc = nlp.make_doc
-        # Counting on a scratch vocab: the corpus' rare strings must not reach the
-        # pipeline's StringStore (saved with the pipeline). Only frequent words are
-        # tokenised with nlp itself (the single-token check).
-        counter = count_words(corpus(), scratch_tokenizer(nlp), count_by=self.count_by)
-        frequent = counter.frequent(max(self.min_count, 1))
-        # A surrogate must never be someone's real identifier: a frequent word that
-        # occurs inside a gold PHI span of the corpus (a doctor's name or username
-        # shared by many patients) is no candidate, and so is never stored.
-        phi_words = gold_phi_words(corpus())
-        # Nor a word any detector before this component flags in the corpus (a
-        # clinician's name used for many patients is not rare, but a gazetteer or
-        # the NER sees it after "Dr."), nor one an upstream component refuses to
-        # see emitted (a listed name or place). Only words of a public vocabulary
-        # are candidates: the pipeline stores their hashes, never a corpus word.
-        flagged = detector_flagged_words(nlp, self.name, corpus())
-        allows = upstream_allows(nlp, self.name)
-        public = set(public_vocabulary())
-        words = (w for w in frequent if w in public and all(ok(w) for ok in allows))
+        frequent, _ = shareable_frequent_words(nlp, self.name, corpus, self.min_count, self.count_by)
         self.candidates = candidate_vocabulary(
-            words, make_doc=make_doc, exclude=set(STOP_WORDS) | phi_words | flagged, max_candidates=self.max_candidates
+            frequent, make_doc=nlp.make_doc, exclude=set(STOP_WORDS), max_candidates=self.max_candidates
         )
         if not self.candidates:
             warnings.warn(

@@ -364,6 +364,10 @@ def parse_date(text: str) -> Optional[Tuple[dt.date, bool]]:
 class DateShifter:
     """One keyed shift per patient (or per document without a patient id).
 
+    A shift is never 0 and never a whole number of weeks, where the range has
+    other values: a shift of 7k days would leave every weekday of the notes
+    ("seen on Tuesday") as written.
+
     keyer (Keyer): the salted hash.
     min_days (int): smallest shift (may be negative).
     max_days (int): largest shift; 0 is never chosen.
@@ -377,17 +381,12 @@ class DateShifter:
         self.keyer = keyer
         self.min_days = min_days
         self.max_days = max_days
+        values = [d for d in range(min_days, max_days + 1) if d != 0]
+        self._values = [d for d in values if d % 7] or values
 
     def days_for(self, scope: str) -> int:
         """The shift of ``scope`` (``patient:ID`` or ``doc:ID``), never 0."""
-        values = self.max_days - self.min_days + 1
-        zero_inside = self.min_days <= 0 <= self.max_days
-        n = values - 1 if zero_inside else values
-        k = self.keyer.below(n, "date-shift", scope)
-        value = self.min_days + k
-        if zero_inside and value >= 0:
-            value += 1
-        return value
+        return self._values[self.keyer.below(len(self._values), "date-shift", scope)]
 
     def shift(self, text: str, scope: str) -> DateShift:
         """Shift a date text by the shift of ``scope``."""

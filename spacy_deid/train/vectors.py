@@ -62,8 +62,15 @@ class WordCounter:
         # word -> units that counted it (a set, since one patient's records need
         # not be contiguous in the file).
         self._units: Dict[str, Set] = defaultdict(set)
+        self._all_units: Set = set()
+
+    @property
+    def n_units(self) -> int:
+        """The counting units seen (patients, documents or records)."""
+        return len(self._all_units)
 
     def add(self, words: Iterable[str], unit: Union[str, int]) -> None:
+        self._all_units.add(unit)
         if self.count_by == "occurrence":
             for w in words:
                 self.counts[w.lower()] += 1
