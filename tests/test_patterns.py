@@ -45,6 +45,8 @@ def ents(nlp, text):
         ("serial number 24-85466-P41 noted", [("24-85466-P41", "DEVICE")]),
         ("diagnosed in 2011 (2013) and 2/2013", [("2/2013", "DATE")]),
         ("email jane.doe@med.org or https://mychart.example.org", [("jane.doe@med.org", "EMAIL"), ("https://mychart.example.org", "URL")]),
+        ("see http://kvhospital.org/patients today", [("http://kvhospital.org/patients", "URL")]),
+        ("portal www.kv-hosp.org/nephrology/clinic?id=5.", [("www.kv-hosp.org/nephrology/clinic?id=5", "URL")]),
         ("SSN 123-45-6789", [("123-45-6789", "SSN")]),
     ],
 )

@@ -57,6 +57,8 @@ _APOS = {"TEXT": {"IN": ["'", "’", "`", "‘"]}}
 # "'99", "'23" (the tokenizer splits the apostrophe off) and four-digit years
 _YEARISH = [[_APOS, {"TEXT": {"REGEX": r"^\d{2}$"}}], [{"TEXT": {"REGEX": r"^(1[89]|20)\d\d$"}}]]
 _FULL_MONTHS = _MONTHS[:12]
+_URL_START = {"TEXT": {"REGEX": r"(?i)^(https?://|www\.)\w"}}
+_URL_PART = {"TEXT": {"REGEX": r"^[\w\-/?=&%#.~]*[\w/]$"}}
 _WEEKDAYS = [
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
@@ -217,6 +219,11 @@ PHI_PATTERNS: List[Dict] = [
     # EMAIL / URL
     {"label": "EMAIL", "pattern": [{"LIKE_EMAIL": True}]},
     {"label": "URL", "pattern": [{"LIKE_URL": True, "TEXT": {"REGEX": r"[/.]"}}]},
+    # a URL spaCy's LIKE_URL misses in capitals, which the tokenizer then splits at "/" and "-"
+    # ("HTTP://KVHOSPITAL.ORG/PATIENTS", "WWW.KV-HOSP.ORG"): the scheme or www. token and
+    # every token written against it, up to the last one that is part of a path
+    {"label": "URL", "pattern": [_URL_START]},
+    {"label": "URL", "pattern": [dict(_URL_START, SPACY=False), {"SPACY": False, "OP": "*"}, _URL_PART]},
     # SSN
     {"label": "SSN", "pattern": [_D(3), _HY, _D(2), _HY, _D(4)]},
     # MRN / IDs after a cue word, in several formats
