@@ -271,6 +271,24 @@ def test_words_fused_with_punctuation_are_not_resampled(mlm_dir):
     assert {doc[i].text for e in get_edits(doc) for i in range(e.start, e.end)} & fused
 
 
+def test_symbols_and_the_age_unit_are_not_resampled(mlm_dir):
+    """'=' and '+' are no punctuation to spaCy but are never resampled ("3 + 4 = 7"); with
+    the shipped protected terms the unit of an age stays ("73-year-old", "66 years old")."""
+    text = "gleason score 3 + 4 = 7 in a 73-year-old man, his father 66 years old, tumor < 5 mm"
+    kept = {"+", "=", "<", "year", "years", "old", "-"}
+
+    def masked_words(nlp):
+        doc = nlp.make_doc(text)
+        masked, _ = nlp.get_pipe("mlm_resampler").plan(doc, numpy.random.default_rng(0))
+        return {t.text for t, m in zip(doc, masked) if m}
+
+    # p = 1 for every token that is not protected
+    shipped = make_nlp(mlm_dir, p_w=0.0, p_n=0.0, max_mask_fraction=1.0, protected_terms_file="mlm_protected_terms.txt")
+    assert masked_words(shipped) and not masked_words(shipped) & kept
+    loose = make_nlp(mlm_dir, p_w=0.0, p_n=0.0, max_mask_fraction=1.0)
+    assert masked_words(loose) & kept == {"year", "years", "old"}
+
+
 def test_faithful_candidate_rules():
     from spacy_deid.components.mlm_resampler import coarse_shape, digit_shape, faithful, inflection
 

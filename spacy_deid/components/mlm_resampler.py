@@ -1179,7 +1179,10 @@ class MLMResampler(Pipe):
             prot |= attrs[:, 0]
         if self.protect_punct:
             prot |= attrs[:, 1] | attrs[:, 2]
-            prot |= numpy.fromiter((fuses_punct(t.text) for t in doc), dtype=bool, count=n)
+            # and symbols spaCy does not call punctuation ("=", "+", "<"): "3 + 4 = 7" keeps its signs
+            prot |= numpy.fromiter(
+                (fuses_punct(t.text) or not any(c.isalnum() for c in t.text) for t in doc), dtype=bool, count=n
+            )
         lower = doc.to_array([LOWER]).astype(numpy.uint64).reshape(-1) if n else numpy.zeros(0, dtype=numpy.uint64)
         nonspace = numpy.flatnonzero(~attrs[:, 2])
         if len(protected_m):
