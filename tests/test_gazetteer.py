@@ -203,6 +203,22 @@ def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, en
     assert bool(doc.spans.get("phi_ner_rejected", [])) == (not kept)
 
 
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        ("went to ferncliff last week for dialysis", ("ferncliff last week for dialysis", "HOSPITAL"), "ferncliff"),
+        ("ARRIVED FROM PINECREST VIA AMBULANCE", ("PINECREST VIA AMBULANCE", "HOSPITAL"), "PINECREST"),
+        ("transferred to sjmc tonight", ("sjmc tonight", "HOSPITAL"), "sjmc"),
+        ("followed at larkfield general for ckd", ("larkfield general for ckd", "HOSPITAL"), "larkfield general"),
+        ("seen at hospital for special surgery", ("hospital for special surgery", "HOSPITAL"), "hospital for special surgery"),
+        ("works at bank of america now", ("bank of america now", "ORGANIZATION"), "bank of america"),
+    ],
+)
+def test_places_end_before_time_words_and_stop_words(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [e.text for e in doc.ents] == [expected]
+
 def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked():
     nlp = spacy.blank("en")
     nlp.add_pipe("phi_gazetteer")
