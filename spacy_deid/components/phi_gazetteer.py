@@ -27,6 +27,7 @@ from spacy_deid.detect.gazetteers import (
     GazetteerIndex,
     GazetteerLists,
     HOSPITAL,
+    HOSPITAL_WORDS,
     NAME,
     PLACE_LABELS,
     ROLES,
@@ -44,16 +45,16 @@ _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el st st. mc mac".split())
-# words after which a note goes on past a place or organisation's name: time words, "via"
-# ("went to ferncliff last week", "arrived from pinecrest via ambulance", "transferred to sjmc
+# words after which a note goes on past a place or organisation's name: time words, "via",
+# verbs of coming and going ("went to ferncliff last week", "to icu, went to or", "arrived from pinecrest via ambulance", "transferred to sjmc
 # tonight"); a NER trained on tidy notes runs the name on over them in single-case notes
 _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
-evening afternoon am pm via
+evening afternoon am pm via went came left arrived returned followed transferred
 """.split())
 # stop words that may stand inside a place or organisation's name ("bank of america",
 # "eye and ear infirmary", "hospital for special surgery" after a kind word only)
-_INNER_STOP_WORDS = frozenset("of and & the".split())
+_INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 _FOR_AFTER = frozenset("hospital hospitals institute center centre school college university foundation society home".split())
 
 # A listed name or place at least this frequent as an English word ("will",
@@ -253,12 +254,24 @@ class PhiGazetteer(Pipe):
                 and self._gazetteer.not_name_word(doc[end - 1], mixed_case)
             ):
                 end -= 1
+            # in single-case notes, nor over a verb or time word and what follows it
+            # ("JENNIFER BROWN BROUGHT CLOTHES", "mary took pt"): such a word ends a name
+            if category == "NAME" and not mixed_case:
+                end = next((k for k in range(start + 1, end) if self._gazetteer.after_name_word(doc[k])), end)
+            # an organisation or place runs on over a hospital word right after it ("brigham
+            # and women" + "'s hospital", "georgetown" + "med")
+            if category in ("ORGANIZATION", "LOCATION") and end == ent.end:
+                end = self._gazetteer.hospital_tail_after(doc, end)
             label = ent.label
             if category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:
                     # the person's label decides the surrogate: a name, not a hospital's
                     (start, end), label = person, (ent.label if category == "NAME" else self.vocab.strings.add(NAME))
+            # a "person" whose last word is a hospital word is a hospital ("anderson cancer
+            # center" as a DOCTOR): it gets a hospital's surrogate
+            if category == "NAME" and end - start > 1 and doc[end - 1].lower_ in HOSPITAL_WORDS:
+                label, category = self.vocab.strings.add(HOSPITAL), "ORGANIZATION"
             span = ent if (start, end, label) == (ent.start, ent.end, ent.label) else Span(doc, start, end, label=label)
             changed = changed or span is not ent
             if start < end and self._gazetteer.plausible_entity(doc, span, category):

@@ -96,7 +96,7 @@ LOCATION_CUES = frozenset(
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice
+healthcare health rehabilitation rehab sanatorium hospice facility
 """.split())
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
@@ -109,7 +109,7 @@ pharmacy pharmacies
 HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
     tuple(t.split())
     for t in (
-        "medical center", "medical centre", "medical ctr", "med ctr", "health center", "health system",
+        "medical center", "medical centre", "medical ctr", "med ctr", "med center", "med centre", "health center", "health system",
         "health care", "rehabilitation center", "rehab center", "rehab hospital", "nursing home",
         "nursing center", "nursing facility", "care center", "regional medical center", "cancer center",
         "heart institute", "general hospital", "memorial hospital", "community hospital",
@@ -208,7 +208,7 @@ TRANSFER_CUES = frozenset(
 )
 # one-word cues: weaker, a name after them must look like one (an acronym or a capitalised
 # word in mixed-case text)
-TRANSFER_UNIGRAMS = frozenset("at from to".split())
+TRANSFER_UNIGRAMS = frozenset("at from to visited".split())
 
 
 @dataclass
@@ -316,10 +316,10 @@ def _prev_word(doc: Doc, i: int, skip: FrozenSet[str] = frozenset({".", ",", ":"
 
 
 def _words_before(doc: Doc, start: int) -> Tuple[str, str]:
-    """The two words before ``doc[start]`` in lower case, punctuation and one "the"
-    skipped ("transferred to the X" -> ("transferred", "to")); "" where there is none."""
+    """The two words before ``doc[start]`` in lower case, punctuation and one "the" or
+    "our" skipped ("transferred to the X" -> ("transferred", "to")); "" where there is none."""
     j = _prev_word(doc, start)
-    if j >= 0 and doc[j].lower_ == "the":
+    if j >= 0 and doc[j].lower_ in ("the", "our"):
         j = _prev_word(doc, j)
     if j < 0:
         return "", ""
@@ -352,8 +352,11 @@ def _has_title_before(doc: Doc, start: int) -> bool:
     if j < 0 or doc[j].is_space:
         return False
     w = doc[j].lower_.rstrip(".")
-    if w in TITLES or doc[j].lower_ in TITLES or w in ROLES or w in CUE_UNIGRAMS:
+    if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
         return True
+    # a verb cue takes its object right after it: "called dr x", not "grace called, will call"
+    if w in CUE_UNIGRAMS:
+        return not any(doc[k].is_punct for k in range(j + 1, start))
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."
     if w in COLON_CUES and j + 1 < start and doc[j + 1].text == ":":
         return True
@@ -710,8 +713,29 @@ class Gazetteer:
                 continue
             if ambiguous and span.label_ != STATE and not self._location_context(doc, span):
                 continue
+            # a place and a hospital word are a hospital's name ("CHICAGO MED", "our new york
+            # clinic", "dallas facility")
+            end = self.hospital_tail_after(doc, span.end)
+            if end > span.end:
+                out.append(Span(doc, span.start, end, label=HOSPITAL))
+                continue
             out.append(span)
+            # the state code after a town ("atlanta, ga", "BROOKLYN, NY"): a place in any case
+            code = self._state_code_after(doc, span) if span.label_ != STATE else None
+            if code is not None:
+                out.append(Span(doc, code, code + 1, label=STATE))
         return out
+
+    def _state_code_after(self, doc: Doc, span: Span) -> Optional[int]:
+        """The index of a two-letter state code right after ``span`` and a comma
+        ("mobile, al"; "fever, or chills" names no state: ``_state_code_at``), else None."""
+        k = span.end + 1
+        if k >= len(doc) or doc[span.end].text != ",":
+            return None
+        code = doc[k].lower_.rstrip(".")
+        if code in WORD_STATE_CODES:
+            return k if self._state_code_at(doc, k) else None
+        return k if code in _STATE_CODES and len(doc[k].text.rstrip(".")) == 2 else None
 
     def landmarks(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: one or two name words and a landmark word after
@@ -782,10 +806,7 @@ class Gazetteer:
         # "mobile, al" / "mobile, alabama"
         e = span.end
         if e + 1 < len(doc) and doc[e].text == ",":
-            nxt = doc[e + 1].lower_
-            if nxt.rstrip(".") in WORD_STATE_CODES:
-                return self._state_code_at(doc, e + 1)
-            return STATE in self.tags(nxt) or nxt.rstrip(".") in _STATE_CODES
+            return STATE in self.tags(doc[e + 1].lower_) or self._state_code_after(doc, span) is not None
         return False
 
     @staticmethod
@@ -793,9 +814,14 @@ class Gazetteer:
         """A state code that is also a word ("in", "or", "me") is one after "town,"
         only in capitals in mixed-case text, and in a single-case text only where no
         word follows it on its line ("portland, or 97201", "salem, or."): "jaundice,
-        in addition" and "fever, or chills" name no state."""
+        in addition" and "fever, or chills" name no state. A code that is a word of
+        little use ("ga", "va", "pa") is one after "town," in any single-case text
+        ("atlanta, ga and"), as is one with the sentence's period ("atlanta, ga.")."""
         if is_mixed_case(doc):
             return doc[k].is_upper
+        code = doc[k].lower_
+        if code.rstrip(".") not in _WORD_CODES_AS_WORDS or code.endswith("."):
+            return True
         nxt = doc[k + 1] if k + 1 < len(doc) else None
         return nxt is None or "\n" in doc[k].whitespace_ or not nxt.is_alpha
 
@@ -840,7 +866,8 @@ class Gazetteer:
             else:
                 continue
             if span is not None:
-                out.append(span)
+                end = self.hospital_tail_after(doc, span.end) if span.label_ == HOSPITAL else span.end
+                out.append(span if end == span.end else Span(doc, span.start, end, label=HOSPITAL))
         # "Mount Sinai", "St. Mary's": a saint's or mountain's name alone
         for i in range(n - 1):
             if lowers[i] in {"mount", "mt", "mt.", "st", "st.", "saint"}:
@@ -885,6 +912,20 @@ class Gazetteer:
             if tuple(lowers[i : i + len(tail)]) == tail:
                 return len(tail)
         return 1 if lowers[i] in HOSPITAL_WORDS else 0
+
+    def hospital_tail_after(self, doc: Doc, end: int) -> int:
+        """Where a hospital's name that a detector ended at ``end`` really ends: over a
+        hospital word right after it, a possessive before it ("brigham and women" +
+        "'s hospital", "georgetown" + "med", "cedar falls" + "med center"), else ``end``.
+        The words taken must be in no other entity."""
+        lowers = [t.lower_ for t in doc[end : end + 4]]
+        k = 1 if lowers[:1] in (["'s"], ["’s"]) else 0
+        tail = self._hospital_tail(lowers, k) if k < len(lowers) else 0
+        if not tail and lowers[k : k + 1] == ["med"]:
+            tail = 1  # "uw med": only after a name a detector took for a hospital's
+        if not tail or any(doc[i].ent_iob_ in ("B", "I") for i in range(end, end + k + tail)):
+            return end
+        return end + k + tail
 
     def _hospital_name_word(self, doc: Doc, k: int, mixed_case: bool) -> bool:
         t = doc[k]
@@ -1147,12 +1188,21 @@ class Gazetteer:
             return True
         if NAME in self.tags(low) or low in _KIND_WORDS:
             return False
-        if low.rstrip(".") in _CONTEXT_WORDS or self.clinical_term(low) or low in _AFTER_NAME_WORDS:
+        if low.rstrip(".") in _CONTEXT_WORDS or self.clinical_term(low):
             return True
         # "-ed" forms are verbs after a name; "-ing" ones name trades too ("carter plumbing")
-        if self.is_common(low) and low.endswith("ed"):
+        if self.after_name_word(t):
             return True
         return mixed_case and t.is_alpha and t.is_lower
+
+    def after_name_word(self, t) -> bool:
+        """A word notes write right after a name and no name holds: an ordinary "-ed"
+        form, a time word or a verb of ``_AFTER_NAME_WORDS`` ("BROUGHT", "took"),
+        never a listed name ("Will", "Rose")."""
+        low = t.lower_
+        if NAME in self.tags(low):
+            return False
+        return low in _AFTER_NAME_WORDS or (self.is_common(low) and low.endswith("ed"))
 
     def clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
@@ -1189,9 +1239,14 @@ class Gazetteer:
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
 # words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
+# and the irregular past tenses and reporting verbs that follow a name ("JENNIFER BROWN BROUGHT
+# CLOTHES", "WIFE MARY TOOK PT HOME", "son says"); a listed name ("Rose", "Will") is never one
 _AFTER_NAME_WORDS = frozenset(
     """seen done given taken brought sent made told known found today tonight yesterday tomorrow
-    overnight aware here there present""".split()
+    overnight aware here there present took came went left gave saw spoke said bought felt got ate
+    drank slept kept held ran sat stood wrote heard met paid spent thought understood woke drove flew
+    forgot knew became began says states reports wants asks calls visits week weekend month night
+    morning afternoon evening""".split()
 )
 # words that name a kind of organisation or place: an entity with one is no person's name,
 # whatever listed names are in it ("Jackson Memorial", "John Muir Medical Center", "Lincoln Park")
@@ -1213,6 +1268,8 @@ for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
+# the state codes that notes write as words after a comma ("fever, or chills", "dr smith, md")
+_WORD_CODES_AS_WORDS = frozenset("in or me hi oh ok md".split())
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
 or pa ri sc sd tn tx ut vt va wa wv wi wy dc

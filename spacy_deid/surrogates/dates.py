@@ -181,6 +181,35 @@ def _replace_fields(text: str, fields: List[_Field], values: dict) -> str:
     return "".join(out)
 
 
+# A holiday names a day of the year ("since New Year's Day", "over christmas"). A
+# floating one (Memorial Day: the last Monday of May) is taken at a usual date of it: the
+# shift is random anyway, and what is written back is a date about as far from it.
+# (month, day), keyed by the words without possessives ("new year day", "mother day").
+_HOLIDAYS = {
+    "new year": (1, 1), "new year day": (1, 1), "new year eve": (12, 31), "christmas": (12, 25),
+    "christmas day": (12, 25), "christmas eve": (12, 24), "xmas": (12, 25), "thanksgiving": (11, 25),
+    "thanksgiving day": (11, 25), "easter": (4, 5), "easter sunday": (4, 5), "halloween": (10, 31),
+    "hanukkah": (12, 15), "labor day": (9, 4), "memorial day": (5, 28), "independence day": (7, 4),
+    "fourth of july": (7, 4), "veterans day": (11, 11), "veteran day": (11, 11), "columbus day": (10, 10),
+    "presidents day": (2, 18), "president day": (2, 18), "mother day": (5, 12), "mothers day": (5, 12),
+    "father day": (6, 16), "fathers day": (6, 16), "valentine day": (2, 14), "valentines day": (2, 14),
+}
+_POSSESSIVE_RE = re.compile(r"\s*['’]s\b|['’]")
+
+
+def _shift_holiday(text: str, days: int) -> Optional[DateShift]:
+    """A holiday's name shifted as its day of the year ("New Year's Day" -> "January 14",
+    in the holiday's case), or None when ``text`` names none."""
+    key = " ".join(_POSSESSIVE_RE.sub(" ", text.lower()).split())
+    if key not in _HOLIDAYS:
+        return None
+    month, day = _HOLIDAYS[key]
+    new = dt.date(_YEARLESS, month, day) + dt.timedelta(days=days)
+    words = [w for w in text.split() if w[:1].isalpha()]
+    sample = text if text.isupper() or text.islower() else (words[0] if words else text)
+    return DateShift("shift", f"{_month_name(new.month - 1, sample, False)} {new.day}", date=new, precision="day", yearless=True)
+
+
 def shift_date(text: str, days: int) -> DateShift:
     """Shift the date written in ``text`` by ``days`` days, in its own format.
 
@@ -188,6 +217,9 @@ def shift_date(text: str, days: int) -> DateShift:
     days (int): the shift in days (negative: earlier).
     RETURNS (DateShift): what to do with the span (see :class:`DateShift`).
     """
+    holiday = _shift_holiday(text, days)
+    if holiday is not None:
+        return holiday
     months = list(_MONTH_RE.finditer(text))
     weekdays = list(_WEEKDAY_RE.finditer(text))
     numbers = list(_NUM_RE.finditer(text))
