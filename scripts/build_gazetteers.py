@@ -42,7 +42,13 @@ def _faker_names() -> Dict[str, Set[str]]:
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
         first.update(n.lower() for n in getattr(provider, "first_names", ()))
         last.update(n.lower() for n in getattr(provider, "last_names", ()))
+    # the names notes give a patient whose name is not known yet ("JOHN DOE", "jane roe"):
+    # no Faker locale lists them
+    last |= PLACEHOLDER_SURNAMES
     return {"first_names": first, "last_names": last}
+
+
+PLACEHOLDER_SURNAMES = {"doe", "roe"}
 
 
 def _place_forms() -> Dict[str, Set[str]]:

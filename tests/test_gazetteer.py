@@ -510,3 +510,22 @@ def test_a_transfer_cue_hospital_takes_its_hospital_word(nlp):
 def test_places_with_hospital_words_and_cues_in_every_case(nlp, text, expected):
     for variant, case in zip(variants(text), (str, str.upper, str.lower)):
         assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an initial after a personal title is a name, with the name words after it
+        ("Copd in pt, Mr. W., who was seen", [("W.", "NAME")]),
+        ("Seen by Dr. A. Kowalczyk today", [("A. Kowalczyk", "NAME")]),
+        ("Dr. J. K. called", [("J. K.", "NAME")]),
+        # "mr" (mitral regurgitation) before a word is no title
+        ("Mild mr. a fib noted", []),
+        # the surname notes give an unknown patient; DOE after no name is dyspnea on exertion
+        ("For Jane Doe, dob: 1/2/1990", [("Jane Doe", "NAME")]),
+        ("Pt c/o doe and orthopnea", []),
+    ],
+)
+def test_titled_initials_and_placeholder_names_in_every_case(nlp, text, expected):
+    for variant, case in zip(variants(text), (str, str.upper, str.lower)):
+        assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant

@@ -1044,7 +1044,7 @@ class Gazetteer:
         """In mixed-case text, "Hanne I. Kreutzmann", "Shane M Culp": two
         capitalised words that are no ordinary words around a capital initial,
         whether the lists know the names or not."""
-        out: List[Span] = []
+        out: List[Span] = self._titled_initials(doc)
         if not mixed_case:
             return out
         n = len(doc)
@@ -1061,6 +1061,43 @@ class Gazetteer:
             if all(w.is_alpha and w.is_title and len(w.text) > 1 and not self.is_common(w.lower_) for w in (a, b)):
                 out.append(Span(doc, i - 1, end + 1, label=NAME))
         return out
+
+    def _titled_initials(self, doc: Doc) -> List[Span]:
+        """An initial and its period after a personal title, in any case, with the name
+        words and initials after it ("MR. W., WHO WAS", "seen by dr. j. at", "Dr. A.
+        Smith", "DR. J. K. CALLED"): the person's name, written short."""
+        out: List[Span] = []
+        n = len(doc)
+        i = 1
+        while i < n:
+            end = self._initial_end(doc, i)
+            j = _prev_word(doc, i)
+            if end == i or j < 0 or doc[j].lower_.rstrip(".") not in _PERSONAL_TITLES:
+                i += 1
+                continue
+            for _ in range(3):
+                nxt = self._initial_end(doc, end)
+                if nxt > end:
+                    end = nxt
+                elif end < n and (self._name_token(doc, end) or self._unknown_word(doc, end)):
+                    end += 1
+                else:
+                    break
+            out.append(Span(doc, i, end, label=NAME))
+            i = end
+        return out
+
+    @staticmethod
+    def _initial_end(doc: Doc, i: int) -> int:
+        """Where an initial with its period at ``doc[i]`` ends ("W." or "W" "."), else ``i``."""
+        if i >= len(doc):
+            return i
+        t = doc[i]
+        if len(t.text.rstrip(".")) != 1 or not t.text[0].isalpha():
+            return i
+        if t.text.endswith("."):
+            return i + 1
+        return i + 2 if i + 1 < len(doc) and doc[i + 1].text == "." else i
 
     # ------------------------------------------------------------ user lists
     def others(self, doc: Doc) -> List[Span]:
@@ -1266,6 +1303,7 @@ _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
 _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
+_PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 # the state codes that notes write as words after a comma ("fever, or chills", "dr smith, md")
