@@ -247,17 +247,14 @@ def main(argv=None) -> Dict[str, Any]:
     t = time.perf_counter()
     nlp = init_pipeline(cfg, corpus, None, overrides)
     timings["init_s"] = round(time.perf_counter() - t, 1)
+    settings = sweep_settings(args.sweep) + [point_setting(p) for p in args.point]
+    for setting in settings:  # a wrong name stops the run now, not after half an hour of measuring
+        for path in setting:
+            _attribute(nlp, path)
 
     bigram_model = KneserNeyBigram(r["text"] for r in others) if others else None
     measured, checks, run_timings = measure(nlp, evaluated, bigram_model, args.seed)
     timings.update(run_timings)
-    sweep = []
-    for setting in sweep_settings(args.sweep) + [point_setting(p) for p in args.point]:
-        previous = {path: set_attribute(nlp, path, value) for path, value in setting.items()}
-        point, point_checks, point_timings = measure(nlp, evaluated, bigram_model, args.seed)
-        sweep.append({"setting": setting, "measured": point, "meets_targets": point_checks, "timings": point_timings})
-        for path, value in previous.items():
-            set_attribute(nlp, path, value)
     mlm_cfg = dict(nlp.config["components"].get("mlm_resampler", {}))
     mlm_cfg.pop("model", None)
     result = {
@@ -272,16 +269,28 @@ def main(argv=None) -> Dict[str, Any]:
         "measured": measured,
         "targets": TARGETS,
         "meets_targets": checks,
-        "sweep": sweep,
-        "timings": {**timings, "total_s": round(time.perf_counter() - t_start, 1)},
+        "sweep": [],
+        "timings": timings,
         "cpu_count": os.cpu_count(),
         "command": "python " + " ".join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:])),
     }
-    print(f"{len(evaluated)} notes: {summary(measured)}")
-    for point in sweep:
-        print(f"  {json.dumps(point['setting'])}: {summary(point['measured'])}")
-    if args.out:
-        write_json(args.out, result, indent=1)
+
+    def save() -> None:
+        # after every setting: a long run that stops keeps what it measured
+        result["timings"]["total_s"] = round(time.perf_counter() - t_start, 1)
+        if args.out:
+            write_json(args.out, result, indent=1)
+
+    print(f"{len(evaluated)} notes: {summary(measured)}", flush=True)
+    save()
+    for setting in settings:
+        previous = {path: set_attribute(nlp, path, value) for path, value in setting.items()}
+        point, point_checks, point_timings = measure(nlp, evaluated, bigram_model, args.seed)
+        result["sweep"].append({"setting": setting, "measured": point, "meets_targets": point_checks, "timings": point_timings})
+        print(f"  {json.dumps(setting)}: {summary(point)}", flush=True)
+        save()
+        for path, value in previous.items():
+            set_attribute(nlp, path, value)
     return result
 
 
@@ -373,18 +382,32 @@ def point_setting(spec: str) -> Dict[str, Any]:
     return setting
 
 
-def set_attribute(nlp, path: str, value: Any) -> Any:
-    """Set ``COMPONENT.ATTR[.ATTR...]`` of a fitted pipeline; RETURNS the old value."""
+def _attribute(nlp, path: str) -> Tuple[Any, str]:
+    """The object and key of ``COMPONENT.ATTR[.ATTR...]`` in a fitted pipeline; an
+    attribute may be a dict's key (``mlm_resampler.schedule.max_mask_fraction``)."""
     name, *attrs = path.split(".")
     if name not in nlp.pipe_names:
-        raise SystemExit(f"--sweep {path}: no component {name!r} in the pipeline ({', '.join(nlp.pipe_names)})")
+        raise SystemExit(f"--sweep/--point {path}: no component {name!r} in the pipeline ({', '.join(nlp.pipe_names)})")
+    if not attrs:
+        raise SystemExit(f"--sweep/--point {path}: name an attribute of {name!r}")
     obj = nlp.get_pipe(name)
-    for attr in attrs[:-1]:
-        obj = getattr(obj, attr)
-    if not hasattr(obj, attrs[-1]):
-        raise SystemExit(f"--sweep {path}: {type(obj).__name__} has no attribute {attrs[-1]!r}")
-    old = getattr(obj, attrs[-1])
-    setattr(obj, attrs[-1], value)
+    for attr in attrs:
+        has = attr in obj if isinstance(obj, dict) else hasattr(obj, attr)
+        if not has:
+            raise SystemExit(f"--sweep/--point {path}: {type(obj).__name__} has no attribute or key {attr!r}")
+        if attr is not attrs[-1]:
+            obj = obj[attr] if isinstance(obj, dict) else getattr(obj, attr)
+    return obj, attrs[-1]
+
+
+def set_attribute(nlp, path: str, value: Any) -> Any:
+    """Set ``COMPONENT.ATTR[.ATTR...]`` of a fitted pipeline; RETURNS the old value."""
+    obj, key = _attribute(nlp, path)
+    if isinstance(obj, dict):
+        old, obj[key] = obj[key], value
+    else:
+        old = getattr(obj, key)
+        setattr(obj, key, value)
     return old
 
 
