@@ -479,6 +479,9 @@ def test_hospitals_with_what_they_are_for_in_every_case(nlp, text, expected):
         ("mary k., admitted to georgetown med on nov 11th", ("georgetown", "HOSPITAL"), ("georgetown med", "HOSPITAL")),
         # a "person" ending in a hospital word is a hospital
         ("admitted to md anderson cancer center on nov 11th", ("anderson cancer center", "DOCTOR"), ("anderson cancer center", "HOSPITAL")),
+        # a hospital or place ends before a date after it
+        ("admitted at orlando health april 2023 (mrn 765432)", ("orlando health april", "HOSPITAL"), ("orlando health", "HOSPITAL")),
+        ("TREATED AT HARTFORD HOSPITAL, MARCH 15TH 2023.", ("HARTFORD HOSPITAL, MARCH 15TH", "HOSPITAL"), ("HARTFORD HOSPITAL", "HOSPITAL")),
         # a hospital word inside another entity is not taken
         ("seen at lahey clinic today", ("lahey clinic", "HOSPITAL"), ("lahey clinic", "HOSPITAL")),
     ],

@@ -80,6 +80,8 @@ def variants(text):
         ("seen April 4 '23", [("April 4 '23", "DATE")]),
         ("Surgery in March.", [("March", "DATE")]),
         ("Scheduled for the 5th of March", [("5th of March", "DATE")]),
+        ("Visited on the 15th of January 2022?", [("15th of January 2022", "DATE")]),
+        ("Seen on Oct. 13th, 2022 and on Apr. 2nd", [("Oct. 13th, 2022", "DATE"), ("Apr. 2nd", "DATE")]),
         ("Seen 1978-07-13 07:00:28", [("1978-07-13 07:00:28", "DATE")]),
         ("Call 555-123-4567 x45 or 345-899-3560x4587", [("555-123-4567 x45", "PHONE"), ("345-899-3560x4587", "PHONE")]),
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),

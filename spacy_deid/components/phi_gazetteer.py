@@ -26,6 +26,7 @@ from spacy_deid.detect.gazetteers import (
     Gazetteer,
     GazetteerIndex,
     GazetteerLists,
+    CALENDAR_WORDS,
     HOSPITAL,
     HOSPITAL_WORDS,
     NAME,
@@ -39,6 +40,7 @@ from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
 _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
+_WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 # categories whose operators keep what reads as no PHI (ages under 90, durations, bare years)
 _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
@@ -78,6 +80,17 @@ rejected_key = "phi_ner_rejected"
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
+
+
+def _date_starts(doc: Doc, i: int) -> bool:
+    """A month name with a day or year after it starts at ``doc[i]`` ("april 2023",
+    "MARCH 15TH", "oct. 13th"): a date, no part of a name before it."""
+    if doc[i].lower_.rstrip(".") not in CALENDAR_WORDS or doc[i].lower_ in _WEEKDAY_NAMES:
+        return False
+    k = i + 1
+    if k < len(doc) and doc[k].text == ".":
+        k += 1
+    return k < len(doc) and doc[k].text[:1].isdigit() and len(doc[k].text) <= 6
 
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
 def make_phi_gazetteer(
@@ -227,6 +240,8 @@ class PhiGazetteer(Pipe):
             # name holds ("ferncliff last week for dialysis", "larkfield general for ckd")
             if category in ("LOCATION", "ORGANIZATION"):
                 end = next((i for i in range(start + 1, end) if self._ends_place(doc, i)), end)
+                # nor over a date after it ("orlando health april 2023", "hartford hospital, march 15th")
+                end = next((i for i in range(start + 1, end) if _date_starts(doc, i)), end)
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
             # patient word before a name ("FEMALE, MARY S.", "wife ann")

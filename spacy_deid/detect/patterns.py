@@ -57,6 +57,10 @@ _APOS = {"TEXT": {"IN": ["'", "’", "`", "‘"]}}
 # "'99", "'23" (the tokenizer splits the apostrophe off) and four-digit years
 _YEARISH = [[_APOS, {"TEXT": {"REGEX": r"^\d{2}$"}}], [{"TEXT": {"REGEX": r"^(1[89]|20)\d\d$"}}]]
 _FULL_MONTHS = _MONTHS[:12]
+# a month name, its abbreviation with its period as one token ("Oct.") or two in single-case
+# text ("oct" "."): the optional _DOT after it
+_MONTH = {"LOWER": {"IN": _MONTHS + [m + "." for m in _MONTHS[12:]]}}
+_DOT = {"TEXT": ".", "OP": "?"}
 _URL_START = {"TEXT": {"REGEX": r"(?i)^(https?://|www\.)\w"}}
 _URL_PART = {"TEXT": {"REGEX": r"^[\w\-/?=&%#.~]*[\w/]$"}}
 _WEEKDAYS = [
@@ -168,10 +172,10 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, _D(4)]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": rf"(?i)^({_MON_RE})-\d{{2,4}}$"}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^\d{{1,2}}-({_MON_RE})-\d{{2,4}}$"}}]},
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, _D(4)]},
-    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, {"LOWER": {"IN": _MONTHS}}, _D(4)]},
+    {"label": "DATE", "pattern": [_MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
+    {"label": "DATE", "pattern": [_MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
+    {"label": "DATE", "pattern": [_MONTH, _DOT, _D(4)]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _MONTH, _DOT, _D(4)]},
     # m-d-yy: "3-24-17"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _HY, _D(2)]},
     # a date with its time: "1978-07-13 07:00:28", "03/14/2019 14:30"
@@ -185,12 +189,13 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [_MD, _HY, _MD]},
     # month (and day) with a two-digit or written year: "april '23", "march of 2022", "march of '99"
     *(
-        {"label": "DATE", "pattern": [{"LOWER": {"IN": _MONTHS}}, *mid, *year]}
+        {"label": "DATE", "pattern": [_MONTH, _DOT, *mid, *year]}
         for mid in ([], [{"LOWER": "of"}], [{"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}, {"TEXT": ",", "OP": "?"}])
         for year in _YEARISH
     ),
     # day before the month: "5 march", "the 5th of march"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
     # a month alone where it reads as one: "in march", "since january", "last december"
     {"label": "DATE", "id": "month", "pattern": [
         {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after"]}},
@@ -207,7 +212,7 @@ PHI_PATTERNS: List[Dict] = [
     # a weekday written out: "on Tuesday", "SATURDAY"
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, {"LOWER": {"IN": _MONTHS}}, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, _MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     # PHONE; FAX when a fax cue comes first
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
