@@ -703,3 +703,24 @@ def test_term_lists_inside_memory_zones(mlm_dir, texts):
             assert get_edits(doc)
             masked, _ = comp.plan(doc, doc_rngs(0, doc)[0])
             assert not any(m and t.lower_ in ("history", "plan", "patient") for t, m in zip(doc, masked))
+
+
+def test_weights_are_raised_only_when_the_heavy_words_are_spent():
+    """Cap 45% with half the tokens at full weight: "exhausted" keeps the light
+    half at its low weight while heavy tokens are left, so fewer light tokens are
+    masked than when the weights double after every pass; both reach the cap."""
+    n = 400
+    heavy = [i % 2 == 0 for i in range(n)]
+    weights = [1.0 if h else 0.05 for h in heavy]
+    light = {"exhausted": [], "every_pass": []}
+    for seed in range(5):
+        for mode in light:
+            masked = datasifter_mask(
+                flags(n, range(n)), flags(n), flags(n), flags(n), numpy.random.default_rng(seed),
+                weights=weights, max_mask_fraction=0.45, raise_weights=mode,
+            )
+            assert sum(masked) == 180
+            light[mode].append(sum(m and not h for m, h in zip(masked, heavy)))
+    assert sum(light["exhausted"]) < 0.6 * sum(light["every_pass"])
+    with pytest.raises(ValueError, match="raise_weights"):
+        datasifter_mask(flags(4, range(4)), flags(4), flags(4), flags(4), numpy.random.default_rng(0), raise_weights="sometimes")

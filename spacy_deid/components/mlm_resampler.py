@@ -73,6 +73,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "spread_ref": None,
     "spread_min": 0.05,
     "spread_min_count": 5,
+    "spread_raise": "exhausted",
     "resample_upstream": True,
     "resample_ents": True,
     "keep_upstream_categories": [],
@@ -107,6 +108,9 @@ def mask_probability(coef: float, focus: bool, p_w: float = 0.5, p_n: float = 0.
     return min(1.0, max(0.0, p))
 
 
+RAISE_WEIGHTS = ("exhausted", "every_pass")
+
+
 def datasifter_mask(
     countable: Sequence[bool],
     protected: Sequence[bool],
@@ -123,6 +127,7 @@ def datasifter_mask(
     coef_min: float = 0.05,
     max_mask_fraction: float = 0.5,
     max_passes: int = 100,
+    raise_weights: str = "exhausted",
 ) -> List[bool]:
     """Choose the tokens to mask in one document (the DataSifterText masking loop, terminating).
 
@@ -150,11 +155,17 @@ def datasifter_mask(
     forced (Sequence[bool]): always masked.
     rng (numpy.random.Generator): the document's random generator.
     weights (Optional[Sequence[float]]): per token, a factor in (0, 1] on its
-        probability in the first pass, doubled after every pass (up to 1): the
-        resampler's spread weighting, where words of few notes are masked later,
-        never excluded; None: 1 for every token.
+        probability in the first pass, doubled (up to 1) when ``raise_weights``
+        says: the resampler's spread weighting, where words of few notes are
+        masked later, never excluded; None: 1 for every token.
+    raise_weights (str): when the weights are doubled: "exhausted", after a pass
+        that leaves no maskable token of full weight unmasked (the words of few
+        notes are masked at their low weight until the words of many cannot
+        fill the cap any more); "every_pass", after every pass.
     RETURNS (List[bool]): per token, whether it is masked.
     """
+    if raise_weights not in RAISE_WEIGHTS:
+        raise ValueError(f"raise_weights must be one of {', '.join(RAISE_WEIGHTS)}, got {raise_weights!r}")
     n = len(countable)
     masked = [bool(forced[i]) for i in range(n)]
     base = countable if cap_base is None else cap_base
@@ -171,9 +182,16 @@ def datasifter_mask(
     )
     order = [i for i in range(n) if countable[i]]
     passes = 0
+    boost = 1.0
     while n_masked < cap and n_eligible > 0 and passes < max_passes:
         passes += 1
-        boost = 2.0 ** (passes - 1)
+        if weights is not None and passes > 1:
+            full_left = any(
+                not masked[i] and not protected[i] and can_mask[bool(focus[i])] and weights[i] * boost >= 1.0
+                for i in order
+            )
+            if raise_weights == "every_pass" or not full_left:
+                boost *= 2.0
         for i in order:
             if masked[i]:
                 coef = coef_start
@@ -834,6 +852,7 @@ def make_mlm_resampler(
     spread_ref: Optional[float],
     spread_min: float,
     spread_min_count: int,
+    spread_raise: str,
     resample_upstream: bool,
     resample_ents: bool,
     keep_upstream_categories: List[str],
@@ -872,6 +891,7 @@ def make_mlm_resampler(
         spread_ref=spread_ref,
         spread_min=spread_min,
         spread_min_count=spread_min_count,
+        spread_raise=spread_raise,
         resample_upstream=resample_upstream,
         resample_ents=resample_ents,
         keep_upstream_categories=keep_upstream_categories,
@@ -925,6 +945,7 @@ class MLMResampler(Pipe):
         spread_ref: Optional[float] = None,
         spread_min: float = 0.05,
         spread_min_count: int = 5,
+        spread_raise: str = "exhausted",
         resample_upstream: bool = True,
         resample_ents: bool = True,
         keep_upstream_categories: Iterable[str] = (),
@@ -954,6 +975,8 @@ class MLMResampler(Pipe):
             raise ValueError(f"[{name}] spread_ref must be in (0, 1] or null, got {spread_ref}")
         if not 0.0 < spread_min <= 1.0:
             raise ValueError(f"[{name}] spread_min must be in (0, 1], got {spread_min}")
+        if spread_raise not in RAISE_WEIGHTS:
+            raise ValueError(f"[{name}] spread_raise must be one of {', '.join(RAISE_WEIGHTS)}, got {spread_raise!r}")
         self.vocab = vocab
         self.name = name
         self.model_path = model
@@ -973,6 +996,7 @@ class MLMResampler(Pipe):
         self.spread_ref = spread_ref
         self.spread_min = spread_min
         self.spread_min_count = spread_min_count
+        self.spread_raise = spread_raise
         # LOWER hash -> share of the corpus' patients whose notes hold the word
         # (learned by initialize when spread_ref is set; sorted arrays for lookup)
         self.spread_hashes = numpy.zeros(0, dtype=numpy.uint64)
@@ -1199,7 +1223,7 @@ class MLMResampler(Pipe):
                 lower, self.spread_hashes, self.spread_shares, self.spread_ref, self.spread_min
             ).tolist()
         masked = datasifter_mask(
-            countable, protected, focus, forced, rng, cap_base=cap_base, weights=weights, **self.schedule
+            countable, protected, focus, forced, rng, cap_base=cap_base, weights=weights, raise_weights=self.spread_raise, **self.schedule
         )
         return masked, forced, kept
 
