@@ -506,6 +506,10 @@ def test_a_transfer_cue_hospital_takes_its_hospital_word(nlp):
         ("Presented to our Dallas facility today", [("Dallas facility", "HOSPITAL")]),
         # a short name of a large city is a place wherever it stands
         ("Pt is from NYC, last seen in May", [("NYC", "CITY")]),
+        # the value of a pharmacy field names an organisation, up to punctuation or a stop word
+        ("Pharmacy: Stop and Shop Pharmacy, Lake Kevin", [("Stop and Shop Pharmacy", "ORG"), ("Lake Kevin", "CITY")]),
+        ("Pharmacy: Walgreens on 12 Elm St", [("Walgreens", "ORG")]),
+        ("Pharmacy: unknown, mail order", []),
         # a verb cue takes its object right after it, not after a comma
         ("Daughter Grace called, will call back.", [("Grace", "NAME")]),
     ],

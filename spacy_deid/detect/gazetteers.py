@@ -1039,6 +1039,40 @@ class Gazetteer:
                 break
         return Span(doc, i, end, label=HOSPITAL)
 
+    def fielded_orgs(self, doc: Doc) -> List[Span]:
+        """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP
+        PHARMACY, HAROLDHAVEN", "employer: young logistics"), up to five words, to the
+        first punctuation, line end or stop word ("cvs on main st": the address is the
+        street rules'); "and", "&", "of", "the" may stand inside."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(n - 2):
+            if doc[i].lower_ not in _ORG_FIELDS or doc[i + 1].text != ":":
+                continue
+            j = i + 2
+            while j < n and doc[j].is_space:
+                j += 1
+            end = j
+            while end < n and end - j < 5 and (end == j or "\n" not in doc[end - 1].whitespace_):
+                t = doc[end]
+                if not (t.is_alpha or t.text in {"&", "-", "'s", "’s"} or t.like_num and end > j):
+                    break
+                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS:
+                    break
+                end += 1
+            while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
+                end -= 1
+            words = [t.lower_ for t in doc[j:end] if t.is_alpha]
+            # a name: a word no dictionary has, or a pharmacy or company word at its
+            # end ("walgreens", "young logistics", "stop and shop pharmacy"; not "mail order", "unknown")
+            named = words and (
+                any(not (self.is_common(w) or self._clinical_word(w)) for w in words)
+                or words[-1] in COMPANY_WORDS or words[-1] in {"pharmacy", "pharmacies", "drug", "drugs"}
+            )
+            if named:
+                out.append(Span(doc, j, end, label=ORG))
+        return out
+
     # ------------------------------------------------------- name by its form
     def initialled_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """In mixed-case text, "Hanne I. Kreutzmann", "Shane M Culp": two
@@ -1269,7 +1303,7 @@ class Gazetteer:
         spans = (
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
-            + self.travel_places(doc)
+            + self.travel_places(doc) + self.fielded_orgs(doc)
         )
         return filter_spans(spans)
 
@@ -1303,6 +1337,9 @@ _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
 _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
+# header fields whose value names an organisation
+_ORG_FIELDS = frozenset("pharmacy employer workplace".split())
+_INNER_ORG_WORDS = frozenset("and & of the".split())
 _PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
