@@ -402,3 +402,14 @@ def test_a_person_the_gazetteer_knows_is_replaced_as_a_name(text, ent, name, kep
     out = doc._.deid_text
     assert all(part not in out for part in name.split()) and all(word in out for word in kept), out
     assert [r["category"] for r in edits_as_records(doc) if text[r["start"] : r["end"]] == name] == ["NAME"]
+
+
+def test_a_year_without_its_apostrophe_is_kept_and_a_lone_day_shifted():
+    """A NER that takes "94" of "'94" gives a year alone (Safe Harbor: kept, never
+    "'[DATE]"); a day of the month alone moves with the shift, written the same way."""
+    nlp = make_nlp()
+    doc = with_ents(nlp, "MI in '94, seen on the 15th.", [("94", "DATE"), ("15th", "DATE")])
+    text = doc._.deid_text
+    assert text.startswith("MI in '94, seen on the ") and "[DATE]" not in text
+    day = text[len("MI in '94, seen on the "):-1]
+    assert re.fullmatch(r"\d{1,2}(st|nd|rd|th)", day) and day != "15th"

@@ -123,6 +123,12 @@ def test_a_holiday_is_shifted_as_its_day_of_the_year(text, days, expected):
     assert (shifted.action, shifted.text, shifted.yearless) == ("shift", expected, True)
 
 
+@pytest.mark.parametrize("text,days,expected", [("15th", 13, "28th"), ("1ST", 13, "14TH"), ("31st", 13, "16th"), ("2nd", -3, "27th")])
+def test_a_lone_day_of_the_month_moves_within_a_28_day_month(text, days, expected):
+    shifted = shift_date(text, days)
+    assert (shifted.action, shifted.text) == ("shift", expected)
+
+
 FIRST = st.sampled_from(sorted(name_lists()[0][:200] + name_lists()[1][:200]))
 LAST = st.sampled_from(sorted(name_lists()[2][:300]))
 

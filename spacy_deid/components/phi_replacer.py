@@ -258,7 +258,10 @@ class PhiReplacer(Pipe):
             if new_age is None:
                 return None, KEEP
         if category == "DATE":
-            shifted = self.dates.shift(text, patient_scope)
+            # a detector may leave the apostrophe of a year out ("'94" as "94"): a year alone
+            before = span.doc.text[span.start_char - 1 : span.start_char] if span.start_char else ""
+            year_text = "'" + text if before in ("'", "’") and text.isdigit() and len(text) == 2 else text
+            shifted = self.dates.shift(year_text, patient_scope)
             if shifted.action == "keep":
                 return None, KEEP
         if category in ("NAME", "LOCATION", "ORGANIZATION") and _eponym(span):

@@ -210,6 +210,20 @@ def _shift_holiday(text: str, days: int) -> Optional[DateShift]:
     return DateShift("shift", f"{_month_name(new.month - 1, sample, False)} {new.day}", date=new, precision="day", yearless=True)
 
 
+_LONE_DAY_RE = re.compile(r"^(\d{1,2})(st|nd|rd|th)$", re.IGNORECASE)
+
+
+def _shift_lone_day(text: str, days: int) -> Optional[DateShift]:
+    """A day of the month written alone ("on the 15th"): the month is not known,
+    so the day moves by the shift within a 28-day month ("15th" +13 -> "28th"),
+    in the original's case; None for any other text."""
+    m = _LONE_DAY_RE.match(text.strip())
+    if m is None or not 1 <= int(m.group(1)) <= 31:
+        return None
+    day = (int(m.group(1)) - 1 + days) % 28 + 1
+    return DateShift("shift", f"{day}{_case_like(_ordinal(day), m.group(2))}", precision="day", yearless=True)
+
+
 def shift_date(text: str, days: int) -> DateShift:
     """Shift the date written in ``text`` by ``days`` days, in its own format.
 
@@ -217,7 +231,7 @@ def shift_date(text: str, days: int) -> DateShift:
     days (int): the shift in days (negative: earlier).
     RETURNS (DateShift): what to do with the span (see :class:`DateShift`).
     """
-    holiday = _shift_holiday(text, days)
+    holiday = _shift_holiday(text, days) or _shift_lone_day(text, days)
     if holiday is not None:
         return holiday
     months = list(_MONTH_RE.finditer(text))
