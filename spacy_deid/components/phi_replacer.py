@@ -34,7 +34,7 @@ from spacy.tokens import Doc, Span
 from spacy_deid.detect.gazetteers import is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
-from spacy_deid.surrogates.dates import DateShifter
+from spacy_deid.surrogates.dates import DateShift, DateShifter
 from spacy_deid.surrogates.keys import SALT_ENV, Keyer, read_salt
 from spacy_deid.surrogates.names import NameSurrogates
 from spacy_deid.surrogates.numbers import age_surrogate, phone_like, same_shape
@@ -258,10 +258,13 @@ class PhiReplacer(Pipe):
             if new_age is None:
                 return None, KEEP
         if category == "DATE":
-            # a detector may leave the apostrophe of a year out ("'94" as "94"): a year alone
+            # a detector may leave the apostrophe of a year out ("'94" as "94"): the year is
+            # shifted as "'94" is, the apostrophe staying where it is
             before = span.doc.text[span.start_char - 1 : span.start_char] if span.start_char else ""
-            year_text = "'" + text if before in ("'", "’") and text.isdigit() and len(text) == 2 else text
-            shifted = self.dates.shift(year_text, patient_scope)
+            apostrophe = before in ("'", "’") and text.isdigit() and len(text) == 2
+            shifted = self.dates.shift(before + text if apostrophe else text, patient_scope)
+            if apostrophe and shifted.action == "shift":
+                shifted = DateShift("shift", shifted.text[1:], precision=shifted.precision)
             if shifted.action == "keep":
                 return None, KEEP
         if category in ("NAME", "LOCATION", "ORGANIZATION") and _eponym(span):

@@ -49,7 +49,8 @@ _RELATIVE_RE = re.compile(
     re.IGNORECASE,
 )
 _TIME_RE = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?", re.IGNORECASE)
-_YEAR_ONLY_RE = re.compile(r"^\s*(?:'?\d{2}|\d{4})'?s?\s*$")
+_APOSTROPHE_YEAR_RE = re.compile(r"^\s*(['’])(\d{2})\s*$")
+_YEAR_ONLY_RE = re.compile(r"^\s*(?:['’]?\d{2}|\d{4})['’]?s?\s*$")
 _NUMERIC_SEP_RE = re.compile(r"^\s*(\d{1,4})\s*([/\-.])\s*(\d{1,4})(?:\s*([/\-.])\s*(\d{1,4}))?\s*$")
 
 # yearless dates are computed in a leap year so that 2/29 is valid
@@ -249,7 +250,14 @@ def shift_date(text: str, days: int) -> DateShift:
         stripped = _TIME_RE.sub("", _WEEKDAY_RE.sub("", text)).strip(" ,.@")
         stripped = re.sub(r"\s+(at|@)\s*$", "", stripped)
         if _YEAR_ONLY_RE.match(text) and _is_year_text(text):
-            return DateShift("keep")
+            apostrophe = _APOSTROPHE_YEAR_RE.match(text)
+            if apostrophe is None:
+                return DateShift("keep")  # "2019": a year alone is no identifier (Safe Harbor)
+            # "MI in '99": notes write a patient's own history this way, and de-identification
+            # gold marks it; moved by the shift in whole years, at least one
+            years = round(days / 365.25) or (1 if days > 0 else -1)
+            new = (int(apostrophe.group(2)) + years) % 100
+            return DateShift("shift", f"{apostrophe.group(1)}{new:02d}", precision="year", yearless=False)
         match = _NUMERIC_SEP_RE.match(stripped)
         if match is None:
             if _RELATIVE_RE.search(text):
@@ -261,7 +269,7 @@ def shift_date(text: str, days: int) -> DateShift:
 
 def _is_year_text(text: str) -> bool:
     digits = re.sub(r"\D", "", text)
-    return len(digits) == 4 and 1800 <= int(digits) <= 2199 or len(digits) == 2 and "'" in text
+    return len(digits) == 4 and 1800 <= int(digits) <= 2199 or len(digits) == 2 and ("'" in text or "’" in text)
 
 
 def _shift_weekday_only(text: str, match: "re.Match", days: int) -> DateShift:
