@@ -66,6 +66,17 @@ def test_filter_can_choose_the_most_similar_passing_candidate():
         CosineFilter(choose="best")
 
 
+def test_filter_can_prefer_a_candidate_the_note_already_uses():
+    f = cosine_filter_v1(choose="in_document")
+    items = [("denies", ["reports", "mg", "refuses", "denied"])] * 3
+    notes = [{"pt", "refuses", "meds"}, {"pt", "reports", "meds"}, {"pt"}]
+    got = [c.word for c in f.select_batch(items, VEC, notes)]
+    # "refuses" is in the first note and passes; "reports" is in the second but does not
+    # pass (similarity -1): the most similar passing one then, as without a note
+    assert got == ["refuses", "denied", "denied"]
+    assert f.select("denies", ["reports", "mg", "refuses", "denied"], VEC).word == "denied"
+
+
 def test_filter_max_tries_and_fallbacks():
     cands = ["reports", "mg", "denied"]
     mask = CosineFilter(max_tries=2, fallback="mask").select("denies", cands, VEC)

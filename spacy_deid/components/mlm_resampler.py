@@ -73,7 +73,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "spread_ref": None,
     "spread_min": 0.05,
     "spread_min_count": 5,
-    "spread_raise": "exhausted",
+    "spread_raise": "every_pass",
     "resample_upstream": True,
     "resample_ents": True,
     "keep_upstream_categories": [],
@@ -127,7 +127,7 @@ def datasifter_mask(
     coef_min: float = 0.05,
     max_mask_fraction: float = 0.5,
     max_passes: int = 100,
-    raise_weights: str = "exhausted",
+    raise_weights: str = "every_pass",
 ) -> List[bool]:
     """Choose the tokens to mask in one document (the DataSifterText masking loop, terminating).
 
@@ -945,7 +945,7 @@ class MLMResampler(Pipe):
         spread_ref: Optional[float] = None,
         spread_min: float = 0.05,
         spread_min_count: int = 5,
-        spread_raise: str = "exhausted",
+        spread_raise: str = "every_pass",
         resample_upstream: bool = True,
         resample_ents: bool = True,
         keep_upstream_categories: Iterable[str] = (),

@@ -49,7 +49,7 @@ from spacy_deid.surrogates.keys import read_salt
 from spacy_deid.util import RecordsReader, detector_flagged_words, require_corpus, upstream_allows
 
 FALLBACKS = ("mask", "best", "none")
-CHOICES = ("first", "most_similar")
+CHOICES = ("first", "most_similar", "in_document")
 NUMERIC_MODES = ("shape", "keep")
 CONSISTENCY = ("doc", "corpus")
 
@@ -164,7 +164,10 @@ class CosineFilter:
     skip_identical (bool): never return the original word.
     choose (str): ``"first"`` (the paper): the first candidate, in the MLM's order,
         whose similarity exceeds ``epsilon``; ``"most_similar"``: the most similar
-        of the tried candidates that exceed it (closer in meaning, less varied).
+        of the tried candidates that exceed it (closer in meaning, less varied);
+        ``"in_document"``: the most similar of those that the note itself uses
+        elsewhere, else the most similar (the note keeps its own vocabulary: what
+        it is about survives the resampling; nothing of another note comes in).
     """
 
     def __init__(
@@ -203,9 +206,17 @@ class CosineFilter:
             out.append(i)
         return out
 
-    def decide(self, candidates: Sequence[str], tried: Sequence[int], sims: Sequence[float]) -> FilterChoice:
-        """The decision given the similarities of the tried candidates."""
-        if self.choose == "most_similar" and tried and max(sims) > self.epsilon:
+    def decide(
+        self, candidates: Sequence[str], tried: Sequence[int], sims: Sequence[float], present: Optional[Set[str]] = None
+    ) -> FilterChoice:
+        """The decision given the similarities of the tried candidates (``present``:
+        the lower-case words of the note, for ``choose = "in_document"``)."""
+        if self.choose == "in_document" and present and tried:
+            inside = [n for n, i in enumerate(tried) if sims[n] > self.epsilon and candidates[i].lower() in present]
+            if inside:
+                best = max(inside, key=lambda n: sims[n])
+                return FilterChoice(candidates[tried[best]], tried[best], float(sims[best]), True, len(tried))
+        if self.choose in ("most_similar", "in_document") and tried and max(sims) > self.epsilon:
             best = int(numpy.argmax(sims))
             return FilterChoice(candidates[tried[best]], tried[best], float(sims[best]), True, len(tried))
         for n, (i, s) in enumerate(zip(tried, sims), start=1):
@@ -223,11 +234,14 @@ class CosineFilter:
         """Filter one word's candidates (see ``select_batch``)."""
         return self.select_batch([(original, candidates)], vectors)[0]
 
-    def select_batch(self, items: Sequence[Tuple[str, Sequence[str]]], vectors) -> List[FilterChoice]:
+    def select_batch(
+        self, items: Sequence[Tuple[str, Sequence[str]]], vectors, present: Optional[Sequence[Set[str]]] = None
+    ) -> List[FilterChoice]:
         """Filter many words at once: one vector lookup for all unique strings.
 
         items (Sequence[Tuple[str, Sequence[str]]]): (original, candidates) pairs.
         vectors (spacy.vectors.Vectors): the table (floret: every word has a vector).
+        present (Optional[Sequence[Set[str]]]): per item, the lower-case words of its note.
         RETURNS (List[FilterChoice]): one decision per item.
         """
         tried = [self.tried(orig, cands) for orig, cands in items]
@@ -237,7 +251,7 @@ class CosineFilter:
                 uniq.setdefault(w, len(uniq))
         mat = normalize_rows(word_vectors(vectors, list(uniq)))
         out = []
-        for (orig, cands), idx in zip(items, tried):
+        for k, ((orig, cands), idx) in enumerate(zip(items, tried)):
             if idx:
                 q = mat[uniq[orig]]
                 sims = mat[[uniq[cands[i]] for i in idx]] @ q
@@ -246,7 +260,7 @@ class CosineFilter:
                     sims = numpy.full(len(idx), -1.0, dtype="float32")
             else:
                 sims = numpy.zeros(0, dtype="float32")
-            out.append(self.decide(cands, idx, [float(s) for s in sims]))
+            out.append(self.decide(cands, idx, [float(s) for s in sims], present[k] if present is not None else None))
         return out
 
 
@@ -261,8 +275,9 @@ def cosine_filter_v1(
     fallback (str): ``"mask"`` (placeholder), ``"best"`` (best candidate tried) or
         ``"none"`` (skip the position).
     skip_identical (bool): never return the original word.
-    choose (str): ``"first"`` passing candidate in the MLM's order (the paper) or
-        the ``"most_similar"`` passing one.
+    choose (str): ``"first"`` passing candidate in the MLM's order (the paper), the
+        ``"most_similar"`` passing one, or ``"in_document"``: the most similar passing
+        one that the note uses elsewhere, else the most similar.
     RETURNS (CosineFilter): the policy.
     """
     return CosineFilter(
@@ -807,7 +822,10 @@ class SimilarityFilter(Pipe):
     def _filter_mlm(self, docs: Sequence[Doc]) -> None:
         todo: List[Tuple[Doc, object]] = []
         items: List[Tuple[str, Sequence[str]]] = []
+        present: List[Set[str]] = []
+        in_document = getattr(self.policy, "choose", None) == "in_document"
         for doc in docs:
+            words = {t.lower_ for t in doc if t.is_alpha} if in_document else set()
             edits = get_edits(doc)
             owner: Dict[int, int] = {}
             for idx, span in enumerate(edits):
@@ -826,9 +844,13 @@ class SimilarityFilter(Pipe):
                     continue  # nothing to choose from: the resampler's own decision stands
                 todo.append((doc, span))
                 items.append((span.text, cands))
+                present.append(words)
         if not items:
             return
-        choices = self.policy.select_batch(items, self.vocab.vectors)
+        if in_document:
+            choices = self.policy.select_batch(items, self.vocab.vectors, present)
+        else:  # a user's policy may not take the notes' words
+            choices = self.policy.select_batch(items, self.vocab.vectors)
         for (doc, span), choice in zip(todo, choices):
             replacement = choice.word if choice.word is not None else self.placeholder
             sim = None if choice.similarity is None else round(float(choice.similarity), 4)
