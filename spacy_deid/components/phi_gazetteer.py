@@ -23,10 +23,10 @@ from spacy_deid.detect.gazetteers import (
     CLINICAL_TERMS,
     COMMON_WORDS,
     DEFAULT_LISTS,
+    CALENDAR_WORDS,
     Gazetteer,
     GazetteerIndex,
     GazetteerLists,
-    CALENDAR_WORDS,
     HOSPITAL,
     HOSPITAL_WORDS,
     NAME,
@@ -48,8 +48,9 @@ _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el st st. mc mac".split())
 # words after which a note goes on past a place or organisation's name: time words, "via",
-# verbs of coming and going ("went to ferncliff last week", "to icu, went to or", "arrived from pinecrest via ambulance", "transferred to sjmc
-# tonight"); a NER trained on tidy notes runs the name on over them in single-case notes
+# verbs of coming and going ("went to ferncliff last week", "to icu, went to or", "arrived
+# from pinecrest via ambulance", "transferred to sjmc tonight"); a NER trained on tidy notes
+# runs the name on over them in single-case notes
 _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
 evening afternoon am pm via went came left arrived returned followed transferred
@@ -81,7 +82,6 @@ rejected_key = "phi_ner_rejected"
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 
-
 def _date_starts(doc: Doc, i: int) -> bool:
     """A month name with a day or year after it starts at ``doc[i]`` ("april 2023",
     "MARCH 15TH", "oct. 13th"): a date, no part of a name before it."""
@@ -91,6 +91,7 @@ def _date_starts(doc: Doc, i: int) -> bool:
     if k < len(doc) and doc[k].text == ".":
         k += 1
     return k < len(doc) and doc[k].text[:1].isdigit() and len(doc[k].text) <= 6
+
 
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
 def make_phi_gazetteer(

@@ -109,7 +109,8 @@ pharmacy pharmacies
 HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
     tuple(t.split())
     for t in (
-        "medical center", "medical centre", "medical ctr", "med ctr", "med center", "med centre", "health center", "health system",
+        "medical center", "medical centre", "medical ctr", "med ctr", "med center", "med centre",
+        "health center", "health system",
         "health care", "rehabilitation center", "rehab center", "rehab hospital", "nursing home",
         "nursing center", "nursing facility", "care center", "regional medical center", "cancer center",
         "heart institute", "general hospital", "memorial hospital", "community hospital",
