@@ -116,7 +116,7 @@ _PLACEHOLDERS = {"abc", "abcd", "xyz", "xxx", "xxxx", "abcde", "yyyy", "lica", "
 _ORGANISATIONS = {"uihc", "ochsner", "medtronic", "medifast", "synthes"}
 
 
-def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str]) -> List[str]:
+def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str], min_notes: int = VOCABULARY_MIN_NOTES) -> List[str]:
     """The lower-case words of at least VOCABULARY_MIN_NOTES notes of ``corpus`` (a
     JSONL file with "text"), of four letters or more (hyphens inside), that are no
     known common word or clinical term (``known``), no listed name or place, no
@@ -146,7 +146,7 @@ def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str])
                 "friday", "saturday", "sunday"}
     return sorted(
         w for w, n in notes.items()
-        if n >= VOCABULARY_MIN_NOTES and len(w.replace("-", "")) >= 4 and not w.endswith("-")
+        if n >= min_notes and len(w.replace("-", "")) >= 4 and not w.endswith("-")
         and w not in known and w not in single_tokens and w not in calendar and w not in _PLACEHOLDERS | _ORGANISATIONS
         and capitalised[w] < 0.5 * max(1, seen_mid[w])
     )
@@ -191,7 +191,7 @@ def _read_terms(path: Path) -> List[str]:
     return [line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
 
 
-def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None) -> Dict[str, int]:
+def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_min_notes: int = VOCABULARY_MIN_NOTES) -> Dict[str, int]:
     """Write the lists into ``out_dir``; RETURNS the number of entries per file.
     ``vocabulary_corpus``: rewrite clinical_vocabulary.txt from it (else the file is kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -222,9 +222,9 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None) -> Dict[str, 
                 known.add(w)
         counts["clinical_vocabulary"] = _write(
             vocabulary_path,
-            f"clinical_vocabulary: words of at least {VOCABULARY_MIN_NOTES} notes of {vocabulary_corpus.name} (medical\n"
+            f"clinical_vocabulary: words of at least {vocabulary_min_notes} notes of {vocabulary_corpus.name} (medical\n"
             "transcriptions, CC0) that no other list knows; built by scripts/build_gazetteers.py --vocabulary-corpus",
-            _clinical_vocabulary(vocabulary_corpus, known, single_tokens),
+            _clinical_vocabulary(vocabulary_corpus, known, single_tokens, vocabulary_min_notes),
         )
     vocabulary = _read_terms(vocabulary_path)
     counts["common_words"] = _write(
@@ -244,6 +244,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "spacy_deid" / "assets" / "gazetteers")
     parser.add_argument("--vocabulary-corpus", type=Path, default=None, help="JSONL of medical transcriptions (mtsamples)")
+    parser.add_argument("--vocabulary-min-notes", type=int, default=VOCABULARY_MIN_NOTES, help="Fewest notes a word is in")
     args = parser.parse_args()
-    for name, n in build(args.out, args.vocabulary_corpus).items():
+    for name, n in build(args.out, args.vocabulary_corpus, args.vocabulary_min_notes).items():
         print(f"{name}: {n}")
