@@ -77,6 +77,16 @@ def test_filter_can_prefer_a_candidate_the_note_already_uses():
     assert f.select("denies", ["reports", "mg", "refuses", "denied"], VEC).word == "denied"
 
 
+def test_filter_never_repeats_a_neighbour():
+    f = cosine_filter_v1(choose="most_similar")
+    items = [("denies", ["denied", "refuses"]), ("denies", ["denied", "refuses"])]
+    # the first item has "denied" kept right after it; the second follows the first
+    got = f.select_batch(items, VEC, None, [({"denied"}, -1), (set(), 0)])
+    assert [c.word for c in got] == ["refuses", "denied"]
+    got = f.select_batch(items, VEC, None, [(set(), -1), (set(), 0)])
+    assert [c.word for c in got] == ["denied", "refuses"]
+
+
 def test_filter_max_tries_and_fallbacks():
     cands = ["reports", "mg", "denied"]
     mask = CosineFilter(max_tries=2, fallback="mask").select("denies", cands, VEC)

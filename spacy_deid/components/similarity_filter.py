@@ -149,6 +149,22 @@ class FilterChoice:
     fallback: Optional[str] = None
 
 
+def _word_before(doc: Doc, i: int) -> Optional[int]:
+    """The index of the last non-space token before ``doc[i]``, or None."""
+    k = i - 1
+    while k >= 0 and doc[k].is_space:
+        k -= 1
+    return k if k >= 0 else None
+
+
+def _word_after(doc: Doc, i: int) -> Optional[int]:
+    """The index of the first non-space token from ``doc[i]`` on, or None."""
+    k = i
+    while k < len(doc) and doc[k].is_space:
+        k += 1
+    return k if k < len(doc) else None
+
+
 class CosineFilter:
     """Filtered BERT's similarity filter (the paper's section 2.3.1).
 
@@ -207,10 +223,21 @@ class CosineFilter:
         return out
 
     def decide(
-        self, candidates: Sequence[str], tried: Sequence[int], sims: Sequence[float], present: Optional[Set[str]] = None
+        self,
+        candidates: Sequence[str],
+        tried: Sequence[int],
+        sims: Sequence[float],
+        present: Optional[Set[str]] = None,
+        avoid: Optional[Set[str]] = None,
     ) -> FilterChoice:
         """The decision given the similarities of the tried candidates (``present``:
-        the lower-case words of the note, for ``choose = "in_document"``)."""
+        the lower-case words of the note, for ``choose = "in_document"``; ``avoid``:
+        lower-case words never chosen, the words next to the replaced one: "seen seen"
+        reads as a typing error)."""
+        if avoid:
+            keep = [n for n, i in enumerate(tried) if candidates[i].lower() not in avoid]
+            if len(keep) < len(tried):
+                tried, sims = [tried[n] for n in keep], [sims[n] for n in keep]
         if self.choose == "in_document" and present and tried:
             inside = [n for n, i in enumerate(tried) if sims[n] > self.epsilon and candidates[i].lower() in present]
             if inside:
@@ -235,13 +262,20 @@ class CosineFilter:
         return self.select_batch([(original, candidates)], vectors)[0]
 
     def select_batch(
-        self, items: Sequence[Tuple[str, Sequence[str]]], vectors, present: Optional[Sequence[Set[str]]] = None
+        self,
+        items: Sequence[Tuple[str, Sequence[str]]],
+        vectors,
+        present: Optional[Sequence[Set[str]]] = None,
+        neighbours: Optional[Sequence[Tuple[Set[str], int]]] = None,
     ) -> List[FilterChoice]:
         """Filter many words at once: one vector lookup for all unique strings.
 
         items (Sequence[Tuple[str, Sequence[str]]]): (original, candidates) pairs.
         vectors (spacy.vectors.Vectors): the table (floret: every word has a vector).
         present (Optional[Sequence[Set[str]]]): per item, the lower-case words of its note.
+        neighbours (Optional[Sequence[Tuple[Set[str], int]]]): per item, the lower-case
+            words next to it that stay, and the index of the item right before it (-1:
+            none); no item gets the word of a neighbour, kept or chosen.
         RETURNS (List[FilterChoice]): one decision per item.
         """
         tried = [self.tried(orig, cands) for orig, cands in items]
@@ -260,7 +294,13 @@ class CosineFilter:
                     sims = numpy.full(len(idx), -1.0, dtype="float32")
             else:
                 sims = numpy.zeros(0, dtype="float32")
-            out.append(self.decide(cands, idx, [float(s) for s in sims], present[k] if present is not None else None))
+            avoid: Optional[Set[str]] = None
+            if neighbours is not None:
+                kept_words, before = neighbours[k]
+                avoid = set(kept_words)
+                if 0 <= before < len(out) and out[before].word:
+                    avoid.add(out[before].word.lower())
+            out.append(self.decide(cands, idx, [float(s) for s in sims], present[k] if present is not None else None, avoid))
         return out
 
 
@@ -823,9 +863,11 @@ class SimilarityFilter(Pipe):
         todo: List[Tuple[Doc, object]] = []
         items: List[Tuple[str, Sequence[str]]] = []
         present: List[Set[str]] = []
+        neighbours: List[Tuple[Set[str], int]] = []
         in_document = getattr(self.policy, "choose", None) == "in_document"
         for doc in docs:
             words = {t.lower_ for t in doc if t.is_alpha} if in_document else set()
+            ends: Dict[int, int] = {}  # token index after a filtered span -> its item
             edits = get_edits(doc)
             owner: Dict[int, int] = {}
             for idx, span in enumerate(edits):
@@ -845,11 +887,17 @@ class SimilarityFilter(Pipe):
                 todo.append((doc, span))
                 items.append((span.text, cands))
                 present.append(words)
+                # the words right before and after it, where no edit changes them, and the
+                # item right before it: no replacement repeats its neighbour ("seen seen")
+                prev_i, next_i = _word_before(doc, span.start), _word_after(doc, span.end)
+                kept_words = {doc[i].lower_ for i in (prev_i, next_i) if i is not None and i not in owner}
+                neighbours.append((kept_words, ends.get(prev_i + 1, -1) if prev_i is not None else -1))
+                ends[span.end] = len(items) - 1
         if not items:
             return
-        if in_document:
-            choices = self.policy.select_batch(items, self.vocab.vectors, present)
-        else:  # a user's policy may not take the notes' words
+        if isinstance(self.policy, CosineFilter):
+            choices = self.policy.select_batch(items, self.vocab.vectors, present if in_document else None, neighbours)
+        else:  # a user's policy takes (items, vectors)
             choices = self.policy.select_batch(items, self.vocab.vectors)
         for (doc, span), choice in zip(todo, choices):
             replacement = choice.word if choice.word is not None else self.placeholder
