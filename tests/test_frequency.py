@@ -542,3 +542,12 @@ def test_shipped_whitelist_keeps_titles_with_their_period():
     nlp, _ = fitted(BASE, {"k": 3}, whitelist=term_list_v1("whitelist.txt"))
     masked = masked_words(nlp, "Ms. Zorvathy and Mrs. Quill seen. MRS. QUILL.")
     assert not {"Ms.", "Mrs.", "MRS."} & set(masked) and {"Zorvathy", "Quill"} <= set(masked)
+
+
+def test_a_rare_symbol_is_kept():
+    """No note of the corpus writes "+" or "=": rare, but a symbol identifies no one
+    and stays ("3 + 4 = 7/10" keeps its signs); the rare number is masked."""
+    records = [rec(i, f"Score {i % 3} noted. Patient stable.", f"p{i % 6}") for i in range(18)]
+    nlp, _ = fitted(records, {"k": 3, "ngram_n": 2})
+    masked = masked_words(nlp, "Score 3 + 4 = 7/10. Patient stable.")
+    assert "7/10" in masked and "=" not in masked and "+" not in masked

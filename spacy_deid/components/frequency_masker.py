@@ -647,10 +647,13 @@ class FrequencyMasker(Pipe):
         if pat is not None:
             reason[pat & is_word] = _PAT
         reason[low & is_word] = _LOW
-        if self._clinical_form is not None:
-            for i in np.nonzero(reason == _LOW)[0]:
-                if self._clinical_form.match(doc[int(i)].lower_):
-                    reason[i] = _KEEP
+        for i in np.nonzero(reason == _LOW)[0]:
+            text = doc[int(i)].text
+            # a symbol inside a rare n-gram ("=" of "= 7/10") identifies no one: kept
+            if not any(c.isalnum() for c in text):
+                reason[i] = _KEEP
+            elif self._clinical_form is not None and self._clinical_form.match(text.lower()):
+                reason[i] = _KEEP
         if len(self.common):
             reason[self.common.match(items.lower, items.nonspace_idx)] = _KEEP
         if len(self.whitelist):
