@@ -66,7 +66,8 @@ class DateShift:
         shifter can write back; the caller masks it).
     text (Optional[str]): the shifted text for ``"shift"``.
     date (Optional[datetime.date]): the shifted date (``"day"`` and ``"month"`` precision).
-    precision (Optional[str]): ``"day"``, ``"month"`` or ``"weekday"``.
+    precision (Optional[str]): ``"day"``, ``"month"``, ``"weekday"`` or ``"year"`` (a
+        year written with an apostrophe, "'99").
     yearless (bool): the date was written without a year.
     """
 
@@ -232,9 +233,9 @@ def shift_date(text: str, days: int) -> DateShift:
     days (int): the shift in days (negative: earlier).
     RETURNS (DateShift): what to do with the span (see :class:`DateShift`).
     """
-    holiday = _shift_holiday(text, days) or _shift_lone_day(text, days)
-    if holiday is not None:
-        return holiday
+    named_day = _shift_holiday(text, days) or _shift_lone_day(text, days)
+    if named_day is not None:
+        return named_day
     months = list(_MONTH_RE.finditer(text))
     weekdays = list(_WEEKDAY_RE.finditer(text))
     numbers = list(_NUM_RE.finditer(text))
