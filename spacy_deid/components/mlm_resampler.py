@@ -186,11 +186,11 @@ def datasifter_mask(
     while n_masked < cap and n_eligible > 0 and passes < max_passes:
         passes += 1
         if weights is not None and passes > 1:
-            full_left = any(
+            # "exhausted": only once no maskable token of full weight is left unmasked
+            if raise_weights == "every_pass" or not any(
                 not masked[i] and not protected[i] and can_mask[bool(focus[i])] and weights[i] * boost >= 1.0
                 for i in order
-            )
-            if raise_weights == "every_pass" or not full_left:
+            ):
                 boost *= 2.0
         for i in order:
             if masked[i]:
