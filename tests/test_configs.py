@@ -103,3 +103,22 @@ def test_project_yml_lists_survive_variable_interpolation(overrides):
             for token in shlex.split(line):
                 if token.startswith(("/data/", "/models/")):
                     assert " " in token, (cmd["name"], line)
+
+
+@pytest.mark.parametrize("workflow", ["all", "deid", "gpu"])
+def test_each_workflow_step_finds_its_deps(workflow):
+    """weasel stops a workflow at a step whose dependency is missing: every dep is
+    a file of the repository, the user's corpus, or an output of an earlier step of
+    the same workflow (the `gpu` workflow ran `evaluate` without `sweep`, whose
+    reports/sweep.json `evaluate` reads)."""
+    from weasel.util import load_project_config
+
+    project = load_project_config(ROOT, overrides={"vars.corpus": "/data/notes.jsonl"})
+    commands = {c["name"]: c for c in project["commands"]}
+    made = set()
+    for step in project["workflows"][workflow]:
+        for dep in commands[step].get("deps", []):
+            dep = dep.rstrip("/")
+            produced = any(dep == out or dep.startswith(out + "/") for out in made)
+            assert produced or dep == "/data/notes.jsonl" or (ROOT / dep).exists(), (workflow, step, dep)
+        made |= {out.rstrip("/") for out in commands[step].get("outputs", [])}
