@@ -196,6 +196,15 @@ def _with_ents(nlp, text, ents):
         ("ADMITTED FROM SIEFIELD W/ ULCERATIVE COLITIS.", ("ULCERATIVE COLITIS", "PATIENT"), False),
         ("having denied any pain", ("having denied", "PATIENT"), False),
         ("SLURRED SPEECH SINCE AM", ("SLURRED", "DOCTOR"), False),
+        # after a bare "from"/"at"/"to" in a single-case note, only a listed place that is no clinical word
+        ("MASS 4 CM FROM NIPPLE.", ("NIPPLE", "CITY"), False),
+        ("pt here from mobile today", ("mobile", "CITY"), True),
+        # an age no person reaches is a unit or postal code
+        ("apt. 595 lappeenranta", ("595", "AGE"), False),
+        ("pt is 97 yo", ("97", "AGE"), True),
+        # a measurement is no date
+        ("MASS 4 CM FROM NIPPLE.", ("MASS 4 CM", "DATE"), False),
+        ("SEEN 4/12 BY SURGERY", ("4/12", "DATE"), True),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):
@@ -528,3 +537,78 @@ def test_places_with_hospital_words_and_cues_in_every_case(nlp, text, expected):
 def test_titled_initials_and_placeholder_names_in_every_case(nlp, text, expected):
     for variant, case in zip(variants(text), (str, str.upper, str.lower)):
         assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant
+
+
+@pytest.fixture(scope="module")
+def address_nlp():
+    """The pattern ruler (the STREET / ZIP anchors) before the gazetteer, as the profiles run them."""
+    from spacy_deid.detect.patterns import PHI_PATTERNS
+
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", name="phi_ruler", config={"spans_key": "phi_patterns"})
+    nlp.add_pipe("phi_gazetteer")
+    nlp.initialize()  # (a span_ruler's initialize clears its patterns: they come after it)
+    ruler.add_patterns(PHI_PATTERNS)
+    return nlp
+
+
+def _address_spans(nlp, text):
+    """The address runs the gazetteer adds (the pattern ruler's anchor is there)."""
+    doc = nlp(text)
+    assert any(s.label_ in ("STREET", "ZIP") for s in doc.spans["phi_patterns"])
+    return [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ in ("STREET", "ZIP", "CITY")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a foreign street and town around the unit the patterns know, over line breaks
+        ("address: 6750 koskikatu 25 apt. 864\n   lappeenranta\n   53650",
+         [("6750 koskikatu 25 apt. 864", "STREET"), ("lappeenranta", "CITY"), ("53650", "ZIP")]),
+        # a house number before a street the patterns found; a country stays (not PHI)
+        ("lives at 17151 2450 crown st, uruguay 64677 since may",
+         [("17151 2450 crown st", "STREET"), ("64677", "ZIP")]),
+        # an ordinary or clinical word ends the address; the sentence's period does too: the
+        # pattern's "12 oak road" is all
+        ("lives at 12 oak road with wife. lasix 40 mg daily", []),
+        ("LIVES AT 12 OAK ROAD. LASIX 40 MG DAILY", []),
+        # a place the lists know stays theirs
+        ("lives at 12 oak road, 02139 boston", [("12 oak road, 02139", "STREET"), ("boston", "CITY")]),
+    ],
+)
+def test_address_runs_complete_the_pieces_the_patterns_found(address_nlp, text, expected):
+    assert _address_spans(address_nlp, text) == expected
+
+
+def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
+    # a name before the address stays the name the lists found
+    found = _address_spans(address_nlp, "sophie lang 3482 oak road apt 5")
+    assert found == [("3482 oak road apt 5", "STREET")]
+    nlp = spacy.blank("en")
+    from spacy_deid.detect.patterns import PHI_PATTERNS
+
+    ruler = nlp.add_pipe("span_ruler", name="phi_ruler", config={"spans_key": "phi_patterns"})
+    nlp.add_pipe("phi_gazetteer", config={"address_anchors_key": ""})
+    nlp.initialize()
+    ruler.add_patterns(PHI_PATTERNS)
+    assert _address_spans(nlp, "address: 6750 koskikatu 25 apt. 864\n   lappeenranta") == []
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # a name ends before a number: the phone after it is no part of the name
+        ("SPOKE W/ SON JIM @ 555-1234, WILL CALL BACK", ("JIM @ 555-1234", "PATIENT"), [("JIM", "PATIENT")]),
+        # a name the lists found after a role word is a person's, whatever the NER called it
+        ("PT'S DAUGHTER (KAREN) CALLED FOR UPDATE", ("KAREN", "HOSPITAL"), [("KAREN", "NAME")]),
+        # the role word is no part of the name, "in law" neither
+        ("daughter in law cathy is hcp", ("law cathy", "PATIENT"), [("cathy", "PATIENT")]),
+        # a role word alone is no name
+        ("son will in to visit this pm", ("son", "PATIENT"), []),
+        # consulting services are no names
+        ("neph (dr bhatt) following, hd in am", ("neph", "PATIENT"), []),
+    ],
+)
+def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [(e.text, e.label_) for e in doc.ents] == expected

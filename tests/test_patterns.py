@@ -75,6 +75,7 @@ def variants(text):
         ("extubated on 10/12, reintubated Mon 10/14", [("10/12", "DATE"), ("10/14", "DATE")]),
         ("Line placed 10/12 at 1400", [("10/12 at 1400", "DATE")]),
         ("Last BM 10/12, CXR 10/14 clear, intubated 3/2", [("10/12", "DATE"), ("10/14", "DATE"), ("3/2", "DATE")]),
+        ("h/o etoh, last drink 12/24 per wife; hd 3/14, appt 4/22", [("12/24", "DATE"), ("3/14", "DATE"), ("4/22", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),
         ("seen April 4 '23", [("April 4 '23", "DATE")]),
@@ -85,6 +86,7 @@ def variants(text):
         ("Seen 1978-07-13 07:00:28", [("1978-07-13 07:00:28", "DATE")]),
         ("Call 555-123-4567 x45 or 345-899-3560x4587", [("555-123-4567 x45", "PHONE"), ("345-899-3560x4587", "PHONE")]),
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),
+        ("Spoke w/ son Jim @ 555-1234", [("555-1234", "PHONE")]),
         ("MRN: 765-4321, case #JH-998877, EM-123456", [("765-4321", "MRN"), ("JH-998877", "IDNUM"), ("EM-123456", "IDNUM")]),
         ("Patient ID: 98765", [("98765", "IDNUM")]),
         ("MRN: 12345-JS, MRN 87342GH, MRN: UCSF-20210930-567, policy number HP-1234-5678",
@@ -110,6 +112,7 @@ def test_forms_in_every_case(nlp, text, expected):
     [
         "Pain went from 8/10 to 4/10, BP 120/80, RR 18, sat 94% on 2L",
         "Blood cx 2/4 bottles, strength 4/5, pain after BM 6/10, CT done 8/10 pain",
+        "Last dose 1/2 tab, chemo cycle 2/6, bx 3/12 cores, bcx 1/2 positive",
         "A 42 y/o man, age 45, 89 yo, 74 year old woman, born in 1950, since 2007, in '99",
         "Gave 2 mg PO, 3 times a day, q4h, 1-2 tabs, 10-12 breaths, ratio 1:2, head CT x2",
         "Pt may walk in the hallway; dec UOP; MAR reviewed; 2 head CT done",

@@ -17,6 +17,7 @@ import srsly
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
 from thinc.api import Config
 
 from spacy_deid.detect.gazetteers import (
@@ -34,7 +35,7 @@ from spacy_deid.detect.gazetteers import (
     ROLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import is_mixed_case
+from spacy_deid.detect.gazetteers import has_title_before, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.util import memory_zone, pipe_each
 
@@ -78,8 +79,13 @@ spans_key = "phi_gazetteer"
 min_zipf = 3.0
 filter_ents = true
 rejected_key = "phi_ner_rejected"
+address_anchors_key = "phi_patterns"
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
+
+
+def _has_digit(text: str) -> bool:
+    return any(c.isdigit() for c in text)
 
 
 def _date_starts(doc: Doc, i: int) -> bool:
@@ -95,7 +101,8 @@ def _date_starts(doc: Doc, i: int) -> bool:
 
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
 def make_phi_gazetteer(
-    nlp: Language, name: str, spans_key: str, min_zipf: float, filter_ents: bool, rejected_key: str
+    nlp: Language, name: str, spans_key: str, min_zipf: float, filter_ents: bool, rejected_key: str,
+    address_anchors_key: str,
 ) -> "PhiGazetteer":
     """Create a phi_gazetteer (see the module docstring).
 
@@ -106,10 +113,15 @@ def make_phi_gazetteer(
         of their category by their form (``Gazetteer.plausible_entity``: "Hello I
         moved" as a HOSPITAL, "card" as a DOCTOR); they go to ``doc.spans[rejected_key]``.
     rejected_key (str): the span group of the dropped entities (for review).
+    address_anchors_key (str): the span group whose STREET and ZIP spans (the pattern
+        ruler's) are completed with the address parts around them
+        (``Gazetteer.address_runs``: "6750 koskikatu 25 apt. 864 / lappeenranta");
+        "" completes none. The NER's STREET and ZIP entities are completed too.
     RETURNS (PhiGazetteer): the component.
     """
     return PhiGazetteer(
-        nlp, name=name, spans_key=spans_key, min_zipf=min_zipf, filter_ents=filter_ents, rejected_key=rejected_key
+        nlp, name=name, spans_key=spans_key, min_zipf=min_zipf, filter_ents=filter_ents, rejected_key=rejected_key,
+        address_anchors_key=address_anchors_key,
     )
 
 
@@ -125,6 +137,7 @@ class PhiGazetteer(Pipe):
         min_zipf: float = 3.0,
         filter_ents: bool = True,
         rejected_key: str = "phi_ner_rejected",
+        address_anchors_key: str = "phi_patterns",
     ):
         self.vocab = nlp.vocab
         self._nlp = nlp
@@ -133,6 +146,7 @@ class PhiGazetteer(Pipe):
         self.min_zipf = min_zipf
         self.filter_ents = filter_ents
         self.rejected_key = rejected_key
+        self.address_anchors_key = address_anchors_key
         self._label_map = make_label_map()
         self._gazetteer: Optional[Gazetteer] = None
 
@@ -192,7 +206,13 @@ class PhiGazetteer(Pipe):
             raise ValueError(
                 f"[{self.name}] is not initialized: call nlp.initialize() (it reads the shipped lists)"
             )
-        doc.spans[self.spans_key] = self._gazetteer(doc)
+        spans = self._gazetteer(doc)
+        if self.address_anchors_key:
+            anchors = [*doc.spans.get(self.address_anchors_key, []), *doc.ents]
+            runs = self._gazetteer.address_runs(doc, anchors, spans)
+            if runs:
+                spans = filter_spans(spans + runs)
+        doc.spans[self.spans_key] = spans
         if self.filter_ents and doc.ents:
             self._filter_ents(doc)
         return doc
@@ -237,6 +257,9 @@ class PhiGazetteer(Pipe):
             # a name, place or organisation ends before clinical shorthand ("siefield w/ ulcerative colitis")
             if category in _NAMED:
                 end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
+            # a name ends before a digit or "@" ("JIM @ 555-1234": the number is a phone's)
+            if category == "NAME":
+                end = next((i for i in range(start + 1, end) if doc[i].text in ("@", "#") or _has_digit(doc[i].text)), end)
             # a place or organisation ends before a time word, "via" or a stop word that no
             # name holds ("ferncliff last week for dialysis", "larkfield general for ckd")
             if category in ("LOCATION", "ORGANIZATION"):
@@ -279,7 +302,12 @@ class PhiGazetteer(Pipe):
             if category in ("ORGANIZATION", "LOCATION") and end == ent.end:
                 end = self._gazetteer.hospital_tail_after(doc, end)
             label = ent.label
-            if category in _NAMED and names:
+            # the name the lists found after a role word or title is a person's, whatever
+            # the NER calls it ("DAUGHTER (KAREN)" as a HOSPITAL)
+            cued_name = any(sp.start == start and sp.end == end for sp in names) and has_title_before(doc, start)
+            if category != "NAME" and cued_name:
+                label, category = self.vocab.strings.add(NAME), "NAME"
+            elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:
                     # the person's label decides the surrogate: a name, not a hospital's

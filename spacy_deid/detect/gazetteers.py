@@ -31,6 +31,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES
+from spacy_deid.surrogates.places import is_not_phi_place
 
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
 NAME, CITY, STATE, COUNTY, HOSPITAL, ORG = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL", "ORG"
@@ -56,10 +57,12 @@ TITLES = frozenset("""
 dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident fellow intern
 np rn pa md cna lpn rrt sw msw cm
 """.split())
+# ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
 ROLES = frozenset("""
 wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
+law
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
@@ -347,7 +350,7 @@ def _lower(doc: Doc, i: int) -> str:
     return doc[i].lower_ if 0 <= i < len(doc) else ""
 
 
-def _has_title_before(doc: Doc, start: int) -> bool:
+def has_title_before(doc: Doc, start: int) -> bool:
     """A title, role word or two-word cue right before ``doc[start]``."""
     j = _prev_word(doc, start)
     if j < 0 or doc[j].is_space:
@@ -553,7 +556,7 @@ class Gazetteer:
             if not (self._name_token(doc, i) or self._unknown_word(doc, i)):
                 i += 1  # no name starts here, titled or not (the title test costs more)
                 continue
-            titled = _has_title_before(doc, i)
+            titled = has_title_before(doc, i)
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
@@ -1155,14 +1158,18 @@ class Gazetteer:
         DOCTOR); such entities are refused:
         - a name, place, organisation or date with ``?!=<>{}|[]`` in it, a name of
           more than 6 words, anything of more than 15;
-        - a date with no digit and no month or weekday name;
+        - a date with no digit and no month or weekday name, or with a unit of measurement;
         - a name, place or organisation made only of ordinary words (a listed
           name that is also one, "Green", counts as a name in ALL CAPS or lower
           case text, and capitalised inside mixed-case text), without a digit (places), a hospital or company word,
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
-        Other categories (ids, contacts, ages) are kept as found."""
+        - an age whose number no person reaches ("apt. 595", a postal code "53650").
+        Other categories (ids, contacts) are kept as found."""
+        if category == "AGE":
+            numbers = re.findall(r"\d+", span.text)
+            return not numbers or int(numbers[0]) <= _MAX_AGE
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -1171,6 +1178,8 @@ class Gazetteer:
         if n_words > (6 if category == "NAME" else 15):
             return False
         if category == "DATE":
+            if any(t.lower_ in _MEASURE_UNITS for t in span):
+                return False  # "MASS 4 CM", "40 mg": a measurement
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1180,6 +1189,8 @@ class Gazetteer:
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
+        if category == "NAME" and all(t.lower_.rstrip(".") in _CONTEXT_WORDS for t in words):
+            return False  # "son", "dr": the cue, not the name ("son will in to visit")
         if all(self.clinical_term(t.lower_) for t in words):
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
         for t in words:
@@ -1196,10 +1207,10 @@ class Gazetteer:
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
                 return True
         if category == "NAME":
-            return _has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
+            return has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
-        return self._location_context(doc, span) or self._transfer_context(doc, span.start)
+        return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
 
     def listed_person(self, span: Span) -> bool:
         """A person by the lists alone: a first name of the shipped lists first, and
@@ -1287,16 +1298,132 @@ class Gazetteer:
         """A clinical term or form, or a dictionary word ("wean")."""
         return self.clinical_term(low) or get_string_id(low) in dictionary_words()
 
-    def _transfer_context(self, doc: Doc, start: int) -> bool:
-        """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start]``."""
+    def _transfer_context(self, doc: Doc, start: int, end: int) -> bool:
+        """A transfer cue ("transferred to", "followed at") or "at"/"from"/"to" right before ``doc[start:end]``."""
         before = _words_before(doc, start)
         if before in TRANSFER_CUES:
             return True
-        # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add")
+        # after "at", "from", "to" only a capitalised word in mixed-case text ("at Mercy", not "to add");
+        # in a single-case note a name of two words or more ("at cape cod"), a word no list of
+        # ordinary words has ("at yosemite") or a listed place or name that is no clinical word
+        # ("from mobile"); not one ordinary word ("4 CM FROM NIPPLE", "to add")
+        if before[1] not in TRANSFER_UNIGRAMS:
+            return False
         first = doc[start]
-        return before[1] in TRANSFER_UNIGRAMS and (not is_mixed_case(doc) or first.is_title or first.is_upper)
+        if is_mixed_case(doc):
+            return first.is_title or first.is_upper
+        words = [t.lower_ for t in doc[start:end] if t.is_alpha]
+        return len(words) > 1 or any(
+            not self.is_common(w) or (self.tags(w) and not self.clinical_term(w)) for w in words
+        )
 
     # ------------------------------------------------------------------ all
+    # -------------------------------------------------------------- addresses
+    def _address_word(self, doc: Doc, k: int) -> Optional[bool]:
+        """``doc[k]`` as a part of an address: True (a number, an address word, a
+        listed place or a word no dictionary has: "koskikatu", "lappeenranta"),
+        None (a country or US state: not PHI, but the address goes on past it),
+        False (an ordinary or clinical word: the address has ended)."""
+        t = doc[k]
+        low = t.lower_.rstrip(".")
+        if _ADDRESS_NUMBER.match(t.text) or low in _ADDRESS_WORDS:
+            return True
+        if not t.is_alpha:
+            return False
+        if is_not_phi_place(t.text) or STATE in self.tags(low):
+            return None
+        if self.tags(low) & {CITY, COUNTY}:
+            return True
+        return not (self.is_common(low) or self._clinical_word(low) or t.is_stop)
+
+    def _address_token(self, doc: Doc, k: int, step: int, lo: int, hi: int) -> Optional[bool]:
+        """``_address_word`` for every token: punctuation and particles count only
+        between two address words ("rua do arenque", "tawastintie 72, knivsta");
+        a period only after an abbreviation or before more of the address."""
+        t = doc[k]
+        if t.is_space:
+            return None
+        if t.text in _ADDRESS_PUNCT or t.lower_ in _ADDRESS_PARTICLES:
+            nxt = k + step
+            while lo <= nxt < hi and (doc[nxt].is_space or doc[nxt].text in _ADDRESS_PUNCT):
+                nxt += step
+            if not lo <= nxt < hi or doc[nxt].lower_ in _ADDRESS_PARTICLES:
+                return False
+            if t.text == "." and step > 0 and doc[k - 1].lower_.rstrip(".") not in _ADDRESS_WORDS:
+                # a sentence's period ends the address unless a number or postal code follows
+                if not _ADDRESS_NUMBER.match(doc[nxt].text):
+                    return False
+            # inside when an address word follows; passed over when a space or country does
+            return {True: True, None: None, False: False}[self._address_word(doc, nxt)]
+        return self._address_word(doc, k)
+
+    def address_runs(
+        self, doc: Doc, anchors: Iterable[Span], blocked: Iterable[Span] = (), max_left: int = 4, max_right: int = 12
+    ) -> List[Span]:
+        """Complete the address pieces the patterns found (``anchors``: STREET and
+        ZIP spans) with the parts around them that no pattern knows, in any letter
+        case: foreign street names and towns, house numbers before a street
+        ("86036 rua do arenque 1634"), unit, town and postal code lines after it
+        ("apt. 595 / lappeenranta / sk 53650"). An address is a run of numbers,
+        address words and words no dictionary has; an ordinary or clinical word, a
+        sentence's end or a colon ends it. It goes back over at most ``max_left``
+        tokens on the anchor's line and on over at most ``max_right`` tokens, across
+        line breaks; states and countries stay (not PHI), and so do the tokens of
+        ``blocked`` spans (the names and organisations found: a name before an
+        address is replaced as a name); the places found stay theirs and the address
+        goes on past them, as past a state. RETURNS one STREET span per run of address
+        tokens (ZIP for a postal code alone, CITY for one word alone)."""
+        n = len(doc)
+        taken: Set[int] = {i for sp in blocked if sp.label_ not in PLACE_LABELS for i in range(sp.start, sp.end)}
+        # the places found stay theirs, and the address goes on past them ("port sherryside, ri 02888")
+        passed: Set[int] = {i for sp in blocked if sp.label_ in PLACE_LABELS for i in range(sp.start, sp.end)}
+        out: List[Span] = []
+        for anchor in sorted(anchors, key=lambda sp: sp.start):
+            if anchor.label_.upper() not in ADDRESS_ANCHORS or anchor.start in taken:
+                continue
+            keep = set(range(anchor.start, anchor.end))
+            lo = max(0, anchor.start - max_left - 4)
+            k = anchor.start - 1
+            steps = 0
+            while k >= lo and steps < max_left and "\n" not in doc[k].whitespace_ and not doc[k].is_space:
+                part = False if k in taken else None if k in passed else self._address_token(doc, k, -1, lo, anchor.start)
+                if part is False:
+                    break
+                if part:
+                    keep.add(k)
+                k -= 1
+                steps += 1
+            hi = min(n, anchor.end + max_right + 8)
+            k, steps = anchor.end, 0
+            while k < hi and steps < max_right:
+                part = False if k in taken else None if k in passed else self._address_token(doc, k, 1, anchor.end, hi)
+                if part is False:
+                    break
+                if part:
+                    keep.add(k)
+                    steps += 1
+                k += 1
+            taken |= keep
+            # contiguous runs: a space token, a line break, a country or state splits them
+            run: List[int] = []
+            for i in sorted(keep) + [n + 1]:
+                if run and (i != run[-1] + 1 or "\n" in doc[run[-1]].whitespace_):
+                    while run and doc[run[-1]].text in _ADDRESS_PUNCT and doc[run[-1]].lower_.rstrip(".") not in _ADDRESS_WORDS:
+                        run.pop()
+                    while run and doc[run[0]].text in _ADDRESS_PUNCT:
+                        run.pop(0)
+                    if run and not (run[0] >= anchor.start and run[-1] < anchor.end):
+                        if all(doc[j].text.isdigit() and len(doc[j].text) >= 4 for j in run):
+                            label = "ZIP"
+                        elif len(run) == 1 and doc[run[0]].is_alpha:
+                            label = CITY  # a town or province on its own line ("lappeenranta", "sk")
+                        else:
+                            label = "STREET"
+                        out.append(Span(doc, run[0], run[-1] + 1, label=label))
+                    run = []
+                run.append(i)
+        return out
+
     def __call__(self, doc: Doc) -> List[Span]:
         """All gazetteer spans of ``doc``, overlaps resolved (longest first)."""
         mixed_case = is_mixed_case(doc)
@@ -1310,6 +1437,20 @@ class Gazetteer:
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+# no person is older (an AGE entity with a larger number is a unit or postal code)
+_MAX_AGE = 125
+# units of measurement: an entity with one is a measurement, no date
+_MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
+# the labels of address pieces that address_runs completes
+ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
+# words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
+_ADDRESS_WORDS = frozenset("apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor".split())
+# name particles of streets and towns, inside an address only between two of its words
+_ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
+# house numbers, postal codes and unit numbers: "6750", "12b", "b0j", "2h0", "d-12345"
+_ADDRESS_NUMBER = re.compile(r"(?i)^(\d{1,6}[a-z]?|[a-z]\d[a-z]|\d[a-z]\d|[a-z]{1,2}-\d{3,6})$")
+# punctuation an address holds between its parts
+_ADDRESS_PUNCT = frozenset({",", "-", "/", ".", ">"})
 # words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
 # and the irregular past tenses and reporting verbs that follow a name ("JENNIFER BROWN BROUGHT
 # CLOTHES", "WIFE MARY TOOK PT HOME", "son says"); a listed name ("Rose", "Will") is never one

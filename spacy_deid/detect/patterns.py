@@ -81,6 +81,10 @@ _EVENT_CUES = [
     "bm", "cxr", "ct", "cta", "mri", "echo", "tte", "tee", "ekg", "ecg", "eeg", "egd", "kub", "intubated",
     "extubated", "reintubated", "placed", "inserted", "removed", "changed", "transfused", "drawn", "collected",
     "done", "performed", "stopped", "resumed",
+    # events a note dates by their noun ("last drink 12/24", "hd 10/12", "appt 4/22"); not the
+    # nouns that counts follow ("cx 2/4 bottles", "bx 3/12 cores", "dose 1/2 tab", "chemo cycle 2/6")
+    "drink", "appt", "appointment", "visit", "fall", "hd", "dialysis", "cath", "picc", "trach", "peg",
+    "transfusion", "vaccine", "admission",
 ]
 _MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
 _MD_NOT_10 = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"}}
@@ -143,7 +147,7 @@ _ID_RUN_CUES = ["mrn", "mr", "mrn#", "mr#", "pid", "id", "record", "number", "ac
 _ID_HEAD = {"TEXT": {"REGEX": r"(?i)^(#?[a-z]{0,6}\d[a-z0-9]*(-[a-z0-9]+)*|#?[a-z]{1,6}(-[a-z0-9]*\d[a-z0-9]*)+)$"}}
 _ID_TAIL = [{"TEXT": {"IN": ["-", "/"]}}, {"TEXT": {"REGEX": r"(?i)^[a-z0-9]{1,12}$"}}]
 _ID_RUNS = [[_ID_HEAD, *(_ID_TAIL * n)] for n in range(4)]
-_PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["call"], ["contact"], ["number"], ["home"], ["work"]]
+_PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["call"], ["contact"], ["number"], ["home"], ["work"], ["@"]]
 _PAGER_CUES = [["pager"], ["pgr"], ["beeper"], ["beep"]]
 
 
