@@ -605,8 +605,13 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("daughter in law cathy is hcp", ("law cathy", "PATIENT"), [("cathy", "PATIENT")]),
         # a role word alone is no name
         ("son will in to visit this pm", ("son", "PATIENT"), []),
-        # consulting services are no names
+        # consulting services and shorthand are no names
         ("neph (dr bhatt) following, hd in am", ("neph", "PATIENT"), []),
+        ("MET WITH CASE MANAGER RE: DISPO.", ("DISPO", "PATIENT"), []),
+        # an organisation that starts with a title and the name after it is that person
+        ("rn kelly gave report at 1900", ("rn kelly gave report", "HOSPITAL"), [("kelly", "NAME")]),
+        # a phone number's groups are no date
+        ("call son if any changes: 508 555 1234.", ("508 555 1234", "DATE"), []),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):

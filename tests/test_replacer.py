@@ -304,7 +304,7 @@ def test_rare_measurements_kept_identifier_pieces_not(text, index, kept):
     [
         ("Signed: Lisa Montoya, RN today", "Lisa Montoya"),
         ("PCP: Nicole Wright here", "Nicole Wright"),
-        ("Dictated by: nwright D: 4/25", "nwright"),
+        ("Dictated by: nwright, transcribed today", "nwright"),
         ("Signed: WRIGHT, NICOLE MD (nwright) ok", "nwright"),
     ],
 )

@@ -33,6 +33,7 @@ from spacy_deid.detect.gazetteers import (
     NAME,
     PLACE_LABELS,
     ROLES,
+    TITLES,
     load_lists,
 )
 from spacy_deid.detect.gazetteers import has_title_before, is_mixed_case
@@ -304,9 +305,12 @@ class PhiGazetteer(Pipe):
             label = ent.label
             # the name the lists found after a role word or title is a person's, whatever
             # the NER calls it ("DAUGHTER (KAREN)" as a HOSPITAL)
-            cued_name = any(sp.start == start and sp.end == end for sp in names) and has_title_before(doc, start)
-            if category != "NAME" and cued_name:
-                label, category = self.vocab.strings.add(NAME), "NAME"
+            # an organisation or place that starts with a title or role word and the name the
+            # lists found after it is that person ("rn kelly gave report" as a HOSPITAL)
+            cued = [sp for sp in names if start <= sp.start and sp.end <= end and has_title_before(doc, sp.start)
+                    and all(not t.is_alpha or t.lower_ in TITLES or t.lower_ in ROLES for t in doc[start : sp.start])]
+            if category != "NAME" and cued:
+                (start, end), label, category = (cued[0].start, cued[0].end), self.vocab.strings.add(NAME), "NAME"
             elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:

@@ -350,6 +350,15 @@ def _lower(doc: Doc, i: int) -> str:
     return doc[i].lower_ if 0 <= i < len(doc) else ""
 
 
+# a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
+_APOSTROPHE_WORD = re.compile(r"^[^\W\d_]+['’][^\W\d_]{2,}$")
+
+
+def _word_form(token) -> bool:
+    """Letters only, or letters around one apostrophe ("o'neil")."""
+    return token.is_alpha or _APOSTROPHE_WORD.match(token.text) is not None
+
+
 def has_title_before(doc: Doc, start: int) -> bool:
     """A title, role word or two-word cue right before ``doc[start]``."""
     j = _prev_word(doc, start)
@@ -541,7 +550,7 @@ class Gazetteer:
         """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
         after a title it is taken as a name."""
         t = doc[i]
-        return t.is_alpha and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_)
+        return _word_form(t) and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_)
 
     # ------------------------------------------------------------------ names
     def names(self, doc: Doc, mixed_case: bool) -> Tuple[List[Span], List[Span]]:
@@ -579,7 +588,7 @@ class Gazetteer:
                         j = nxt + 1
                         continue
                 break
-            run = [k for k in range(i, j) if doc[k].is_alpha and len(doc[k].text) > 1]
+            run = [k for k in range(i, j) if _word_form(doc[k]) and len(doc[k].text) > 1]
             if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
                 start = i
                 if not titled and _has_credential_after(doc, j):
@@ -1180,6 +1189,8 @@ class Gazetteer:
         if category == "DATE":
             if any(t.lower_ in _MEASURE_UNITS for t in span):
                 return False  # "MASS 4 CM", "40 mg": a measurement
+            if _PHONE_SHAPE.match(span.text):
+                return False  # "508 555 1234": a phone number's groups
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1439,6 +1450,8 @@ class Gazetteer:
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
 # no person is older (an AGE entity with a larger number is a unit or postal code)
 _MAX_AGE = 125
+# three, three and four digits: a phone number, no date
+_PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
 # units of measurement: an entity with one is a measurement, no date
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
 # the labels of address pieces that address_runs completes

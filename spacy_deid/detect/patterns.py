@@ -124,6 +124,10 @@ _SHORT_PHONES: List[List[Dict]] = [
     [{"TEXT": {"REGEX": r"(?i)^x?\d{3,7}$"}}],
     [{"TEXT": {"REGEX": r"(?i)^x?\d$"}}, _HY, _D(4)],
 ]
+# a US number written with spaces: "508 555 1234" (area code and exchange start with 2-9;
+# checked by ``_spaced_phone_ok``: no list of numbers or measurement)
+SPACED_PHONE_ID = "spaced_phone"
+_SPACED_PHONE = [{"TEXT": {"REGEX": r"^[2-9]\d\d$"}}, {"TEXT": {"REGEX": r"^[2-9]\d\d$"}}, _LAST4]
 # phone numbers written in other national forms ("0688 872 49 99", "60-56-85-91",
 # "(08) 8747 6301", "+46 (0)8 928 571 38"): digit groups, checked by ``_loose_phone_ok``
 _GROUP = {"TEXT": {"REGEX": r"(?i)^(\(?\+?\d{1,7}\)?|\(?0\)\d{1,4}|\d{1,4}\)\d{2,4}|\d{4}x\d{1,5})$"}}
@@ -138,6 +142,18 @@ _LOOSE_PHONES: List[List[Dict]] = [
 ]
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
 LOOSE_PHONE_ID = "loose_phone"
+# a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
+# a score or a count reads it as a ratio (``_bare_month_day_ok``)
+BARE_MD_ID = "bare_month_day"
+_MD_LATE = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(1[3-9]|2\d|3[01])$"}}
+# units after a number
+_UNIT_WORDS = frozenset("mg mcg g gm kg ml cc l units u iu meq mmol mmhg bpm cal kcal mm cm min hr hrs".split())
+# words before or after a ratio of that form: "gcs 14/15", "1/15 nodes", "3/14 cores positive"
+_RATIO_WORDS = frozenset("""
+gcs apgar apgars score scores scale strength power grade of ratio x nodes node lymph cores core bottles
+bottle vials specimens samples blocks slides fragments positive negative tabs tablets doses cycles
+fractions sessions points pts items questions criteria correct errors ribs teeth beats
+""".split())
 LAST_ID = "last"  # the value is the match's last token
 # an identifier after its cue, in any of the shapes record numbers take ("12345-JS",
 # "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
@@ -185,7 +201,10 @@ PHI_PATTERNS: List[Dict] = [
     # a date with its time: "1978-07-13 07:00:28", "03/14/2019 14:30"
     {"label": "DATE", "pattern": [_D(4), _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{1,2}$"}}, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}/\d{1,2}/\d{2,4}$"}}, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
-    # month/day with no year only where it reads as a date: after a date cue, or with a time
+    # month/day with no year: with a day past 12 it can be nothing else (checked in
+    # ``phi_ents_filter`` for scores and counts); else only where it reads as a date: after
+    # a date cue, or with a time
+    {"label": "DATE", "id": BARE_MD_ID, "pattern": [_MD_LATE]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
@@ -221,6 +240,7 @@ PHI_PATTERNS: List[Dict] = [
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
     {"label": "PHONE", "pattern": [_DOTTED_PHONE]},
+    {"label": "PHONE", "id": SPACED_PHONE_ID, "pattern": _SPACED_PHONE},
     *(_cue(["fax"], p, "FAX") for p in _PHONES),
     *(_cue(["faxed", "to"], p, "FAX") for p in _PHONES),
     *(_cue(cue, p, "PHONE") for cue in _PHONE_CUES for p in _SHORT_PHONES[:1]),
@@ -373,6 +393,28 @@ def _loose_phone_ok(span: Span, others: List[Span]) -> bool:
     return first[:1] in {"0", "+", "("} or joined
 
 
+def _bare_month_day_ok(span: Span) -> bool:
+    """A month/day matched with no cue is a date unless a score or count word
+    stands right before or after it, or it is part of a longer run of numbers
+    ("1/15 nodes", "gcs 14/15", "120/80/15")."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    after = doc[span.end] if span.end < len(doc) else None
+    for t in (before, after):
+        if t is not None and (t.lower_ in _RATIO_WORDS or t.text in {"/", "of"} or t.like_num):
+            return False
+    return True
+
+
+def _spaced_phone_ok(span: Span) -> bool:
+    """Three space-separated groups are a phone number unless a number or a word
+    of measurement stands next to them ("glucose 220 250 1200 300", "250 300 1000 ml")."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    after = doc[span.end] if span.end < len(doc) else None
+    return not any(t is not None and (t.like_num or t.lower_ in _RATIO_WORDS or t.lower_ in _UNIT_WORDS) for t in (before, after))
+
+
 def trim_to_value(span: Span) -> Span:
     """The part of a cue+value match that is the value: from the first to the last
     token with a digit; a ``+`` right before the first one is kept, and a ``(``
@@ -405,6 +447,8 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     included), then ``value`` matches trimmed to their value, then merged with the
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
+    spans = [s for s in spans if s.id_ != BARE_MD_ID or _bare_month_day_ok(s)]
+    spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
     chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID) else s for s in filter_spans(spans)]
