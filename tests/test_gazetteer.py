@@ -202,6 +202,9 @@ def _with_ents(nlp, text, ents):
         # an age no person reaches is a unit or postal code
         ("apt. 595 lappeenranta", ("595", "AGE"), False),
         ("pt is 97 yo", ("97", "AGE"), True),
+        # an identifier has a digit
+        ("WORKS AT HOME DEPOT AS A CASHIER", ("CASHIER", "DEVICE"), False),
+        ("PACER SERIAL PJN123456", ("PJN123456", "DEVICE"), True),
         # a measurement is no date
         ("MASS 4 CM FROM NIPPLE.", ("MASS 4 CM", "DATE"), False),
         ("SEEN 4/12 BY SURGERY", ("4/12", "DATE"), True),
@@ -572,6 +575,8 @@ def _address_spans(nlp, text):
         # pattern's "12 oak road" is all
         ("lives at 12 oak road with wife. lasix 40 mg daily", []),
         ("LIVES AT 12 OAK ROAD. LASIX 40 MG DAILY", []),
+        # a state code in any case stays, the postal code after it is the address's
+        ("next of kin: son, 44 elm st, quincy ma 02169.", [("quincy", "CITY"), ("02169", "ZIP")]),
         # a place the lists know stays theirs
         ("lives at 12 oak road, 02139 boston", [("12 oak road, 02139", "STREET"), ("boston", "CITY")]),
     ],
@@ -610,6 +615,9 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("MET WITH CASE MANAGER RE: DISPO.", ("DISPO", "PATIENT"), []),
         # an organisation that starts with a title and the name after it is that person
         ("rn kelly gave report at 1900", ("rn kelly gave report", "HOSPITAL"), [("kelly", "NAME")]),
+        # a word, an initial and a word make a person, no hospital
+        ("janka m. szász\nnetwork administrator", ("janka m. szász", "HOSPITAL"), [("janka m. szász", "NAME")]),
+        ("seen at st. m. hospital", ("st. m. hospital", "HOSPITAL"), [("st. m. hospital", "HOSPITAL")]),
         # a phone number's groups are no date
         ("call son if any changes: 508 555 1234.", ("508 555 1234", "DATE"), []),
     ],
@@ -617,3 +625,31 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
     doc = _with_ents(nlp, text, [ent])
     assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a legal form names a company whatever its words, in every letter case
+        ("recorded for think computer corporation last year", [("think computer corporation", "ORG")]),
+        ("3 round stones inc called", [("3 round stones inc", "ORG")]),
+        ("galorath incorporated is new", [("galorath incorporated", "ORG")]),
+        # a company word that is no legal form still needs a name ("the insurance company")
+        ("the insurance company called", []),
+    ],
+)
+def test_companies_by_their_legal_form(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a listed name that is a stop word before an ordinary word is the verb
+        ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        # a saint's initial names a hospital
+        ("st. e's to fax records", [("st. e's", "HOSPITAL")]),
+    ],
+)
+def test_nursing_note_names_and_hospitals(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)

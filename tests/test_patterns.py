@@ -89,6 +89,7 @@ def variants(text):
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),
         ("Spoke w/ son Jim @ 555-1234", [("555-1234", "PHONE")]),
         ("Call if any changes: 508 555 1234.", [("508 555 1234", "PHONE")]),
+        ("Website:\nhttps://www.uearly.se/\n\nAddress:\nBrucker", [("https://www.uearly.se/", "URL")]),
         ("MRN: 765-4321, case #JH-998877, EM-123456", [("765-4321", "MRN"), ("JH-998877", "IDNUM"), ("EM-123456", "IDNUM")]),
         ("Patient ID: 98765", [("98765", "IDNUM")]),
         ("MRN: 12345-JS, MRN 87342GH, MRN: UCSF-20210930-567, policy number HP-1234-5678",

@@ -85,6 +85,31 @@ address_anchors_key = "phi_patterns"
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 
+def _outside_longer(run: Span, entities) -> List[Span]:
+    """The parts of an address run that no longer NER entity covers: the replacer
+    takes the longest span, so where an entity longer than the run overlaps it the
+    run's other words would be left ("1987" of "1987 74 diakou street" when the NER
+    has "74 diakou street / suite 680")."""
+    longer = [e for e in entities if e.start < run.end and run.start < e.end and len(e) >= len(run)]
+    if not longer:
+        return [run]
+    covered = {i for e in longer for i in range(e.start, e.end)}
+    pieces: List[Span] = []
+    i = run.start
+    while i < run.end:
+        if i in covered:
+            i += 1
+            continue
+        j = i
+        while j < run.end and j not in covered:
+            j += 1
+        piece = Span(run.doc, i, j, label=run.label)
+        if any(c.isalnum() for c in piece.text):
+            pieces.append(piece)
+        i = j
+    return pieces
+
+
 def _has_digit(text: str) -> bool:
     return any(c.isdigit() for c in text)
 
@@ -210,7 +235,7 @@ class PhiGazetteer(Pipe):
         spans = self._gazetteer(doc)
         if self.address_anchors_key:
             anchors = [*doc.spans.get(self.address_anchors_key, []), *doc.ents]
-            runs = self._gazetteer.address_runs(doc, anchors, spans)
+            runs = [piece for run in self._gazetteer.address_runs(doc, anchors, spans) for piece in _outside_longer(run, doc.ents)]
             if runs:
                 spans = filter_spans(spans + runs)
         doc.spans[self.spans_key] = spans
@@ -311,6 +336,8 @@ class PhiGazetteer(Pipe):
                     and all(not t.is_alpha or t.lower_ in TITLES or t.lower_ in ROLES for t in doc[start : sp.start])]
             if category != "NAME" and cued:
                 (start, end), label, category = (cued[0].start, cued[0].end), self.vocab.strings.add(NAME), "NAME"
+            elif category in ("ORGANIZATION", "LOCATION") and self._gazetteer.initialled_person(doc[start:end]):
+                label, category = self.vocab.strings.add(NAME), "NAME"
             elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:

@@ -103,11 +103,13 @@ healthcare health rehabilitation rehab sanatorium hospice facility
 """.split())
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
-inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation company co. gmbh ag s.a. group holdings technologies
-technology systems software solutions partners associates capital insurance investments bioscience
+inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
+technologies technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
 pharmacy pharmacies
 """.split())
+# legal forms: a company's name whatever words it is made of
+LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
 # multi-word hospital endings, checked before the single words
 HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
     tuple(t.split())
@@ -588,6 +590,11 @@ class Gazetteer:
                         j = nxt + 1
                         continue
                 break
+            # a listed name that is a stop word ends no run before an ordinary word: it is the
+            # verb ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call")
+            while j - i > 1 and j < n and doc[j - 1].is_stop and doc[j].is_alpha and self.is_common(doc[j].lower_) \
+                    and NAME not in self.tags(doc[j].lower_):
+                j -= 1
             run = [k for k in range(i, j) if _word_form(doc[k]) and len(doc[k].text) > 1]
             if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
                 start = i
@@ -864,7 +871,11 @@ class Gazetteer:
             cued = self._cued_hospital_start(doc, i, tail) if label == HOSPITAL else None
             if cued is not None:
                 start, standalone = min(start, cued), True
-            if (start < i and self._distinctive(doc, start, i, mixed_case)) or (standalone and label == HOSPITAL):
+            if label == ORG and lowers[i] in LEGAL_SUFFIXES and not (start < i and self._distinctive(doc, start, i, mixed_case)):
+                # a legal form names a company whatever its words ("think computer corporation",
+                # "3 round stones inc"): up to three words before it
+                start, standalone = self._legal_name_start(doc, i), True
+            if (start < i and self._distinctive(doc, start, i, mixed_case)) or (standalone and (label == HOSPITAL or start < i)):
                 end = i + tail
                 # "Mercy Hospital of Simmonsburgh"
                 if end + 1 < n and lowers[end] == "of" and self._place_like(doc, end + 1, mixed_case):
@@ -881,6 +892,12 @@ class Gazetteer:
             if span is not None:
                 end = self.hospital_tail_after(doc, span.end) if span.label_ == HOSPITAL else span.end
                 out.append(span if end == span.end else Span(doc, span.start, end, label=HOSPITAL))
+        # "ST. E'S", "st e's": a saint's initial and its possessive name a hospital
+        for i in range(n - 2):
+            if lowers[i] in {"st", "st.", "saint"}:
+                k = i + 1 + (doc[i + 1].text == ".")
+                if k + 1 < n and len(doc[k].text) == 1 and doc[k].is_alpha and lowers[k + 1] in {"'s", "’s"}:
+                    out.append(Span(doc, i, k + 2, label=HOSPITAL))
         # "Mount Sinai", "St. Mary's": a saint's or mountain's name alone
         for i in range(n - 1):
             if lowers[i] in {"mount", "mt", "mt.", "st", "st.", "saint"}:
@@ -894,6 +911,18 @@ class Gazetteer:
                         end += 1
                     out.append(Span(doc, i, end, label=HOSPITAL))
         return out
+
+    def _legal_name_start(self, doc: Doc, i: int) -> int:
+        """Where the one to three words of a company's name before its legal form
+        ``doc[i]`` start: words or numbers on the same line, no stop word, clinical
+        term or punctuation among them (``i``: none)."""
+        j = i
+        while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
+            t = doc[j - 1]
+            if not (t.is_alpha or t.like_num) or t.is_stop or self.clinical_term(t.lower_):
+                break
+            j -= 1
+        return j
 
     def _cued_hospital_start(self, doc: Doc, i: int, tail: int) -> Optional[int]:
         """Where a hospital's name starts when a transfer or visit cue comes before
@@ -1174,11 +1203,14 @@ class Gazetteer:
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
-        - an age whose number no person reaches ("apt. 595", a postal code "53650").
-        Other categories (ids, contacts) are kept as found."""
+        - an age whose number no person reaches ("apt. 595", a postal code "53650");
+        - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device).
+        Contacts are kept as found."""
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
             return not numbers or int(numbers[0]) <= _MAX_AGE
+        if category == "ID":
+            return any(c.isdigit() for c in span.text)  # "CASHIER" as a DEVICE: an id has a digit
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -1222,6 +1254,17 @@ class Gazetteer:
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    def initialled_person(self, span: Span) -> bool:
+        """A person's name by its form: a word, a middle initial and a word, no kind
+        word of a place or organisation ("janka m. szász", "JOHN Q PUBLIC"; a NER
+        trained on notes may call it a hospital)."""
+        words = [t for t in span if not t.is_punct]
+        if len(words) != 3 or any(t.lower_ in _KIND_WORDS for t in words):
+            return False
+        first, middle, last = words
+        return (_word_form(first) and len(first.text) > 1 and _word_form(last) and len(last.text) > 1
+                and _INITIAL.match(middle.text) is not None and middle.text[0].isalpha())
 
     def listed_person(self, span: Span) -> bool:
         """A person by the lists alone: a first name of the shipped lists first, and
@@ -1341,7 +1384,7 @@ class Gazetteer:
             return True
         if not t.is_alpha:
             return False
-        if is_not_phi_place(t.text) or STATE in self.tags(low):
+        if is_not_phi_place(t.text) or STATE in self.tags(low) or low in WORD_STATE_CODES:
             return None
         if self.tags(low) & {CITY, COUNTY}:
             return True

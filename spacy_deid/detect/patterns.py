@@ -252,7 +252,8 @@ PHI_PATTERNS: List[Dict] = [
     # ("HTTP://KVHOSPITAL.ORG/PATIENTS", "WWW.KV-HOSP.ORG"): the scheme or www. token and
     # every token written against it, up to the last one that is part of a path
     {"label": "URL", "pattern": [_URL_START]},
-    {"label": "URL", "pattern": [dict(_URL_START, SPACY=False), {"SPACY": False, "OP": "*"}, _URL_PART]},
+    # (not over a line break, which the tokenizer makes a token of its own: "https://x.se/\n\naddress:")
+    {"label": "URL", "pattern": [dict(_URL_START, SPACY=False), {"SPACY": False, "IS_SPACE": False, "OP": "*"}, _URL_PART]},
     # SSN
     {"label": "SSN", "pattern": [_D(3), _HY, _D(2), _HY, _D(4)]},
     # MRN / IDs after a cue word, in several formats
