@@ -292,9 +292,19 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("a 45-year-old male, michael smith, who presented", [("michael smith", "NAME")]),
         ("a 71yo female, mary s., with afib", [("mary s.", "NAME")]),
         ("pt: 79 yo m", []),
+        # a listed name that is a stop word before an ordinary word is the verb
+        ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        # a saint's initial names a hospital
+        ("st. e's to fax records", [("st. e's", "HOSPITAL")]),
+        # a legal form names a company whatever its words; a company word that is no legal
+        # form still needs a name
+        ("recorded for think computer corporation last year", [("think computer corporation", "ORG")]),
+        ("3 round stones inc called", [("3 round stones inc", "ORG")]),
+        ("galorath incorporated is new", [("galorath incorporated", "ORG")]),
+        ("the insurance company called", []),
     ],
 )
-def test_names_in_telegraphic_notes(nlp, text, expected):
+def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected)
 
 
@@ -625,31 +635,3 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
     doc = _with_ents(nlp, text, [ent])
     assert [(e.text, e.label_) for e in doc.ents] == expected
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        # a legal form names a company whatever its words, in every letter case
-        ("recorded for think computer corporation last year", [("think computer corporation", "ORG")]),
-        ("3 round stones inc called", [("3 round stones inc", "ORG")]),
-        ("galorath incorporated is new", [("galorath incorporated", "ORG")]),
-        # a company word that is no legal form still needs a name ("the insurance company")
-        ("the insurance company called", []),
-    ],
-)
-def test_companies_by_their_legal_form(nlp, text, expected):
-    assert_found_in_every_case(nlp, text, expected)
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        # a listed name that is a stop word before an ordinary word is the verb
-        ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
-        # a saint's initial names a hospital
-        ("st. e's to fax records", [("st. e's", "HOSPITAL")]),
-    ],
-)
-def test_nursing_note_names_and_hospitals(nlp, text, expected):
-    assert_found_in_every_case(nlp, text, expected)
