@@ -294,6 +294,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pt: 79 yo m", []),
         # a listed name that is a stop word before an ordinary word is the verb
         ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        ("spoke with dr john may called back", [("john may", "NAME")]),
         # a saint's initial names a hospital
         ("st. e's to fax records", [("st. e's", "HOSPITAL")]),
         # a legal form names a company whatever its words; a company word that is no legal

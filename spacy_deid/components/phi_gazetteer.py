@@ -235,7 +235,11 @@ class PhiGazetteer(Pipe):
         spans = self._gazetteer(doc)
         if self.address_anchors_key:
             anchors = [*doc.spans.get(self.address_anchors_key, []), *doc.ents]
-            runs = [piece for run in self._gazetteer.address_runs(doc, anchors, spans) for piece in _outside_longer(run, doc.ents)]
+            runs = [
+                piece
+                for run in self._gazetteer.address_runs(doc, anchors, spans)
+                for piece in _outside_longer(run, doc.ents)
+            ]
             if runs:
                 spans = filter_spans(spans + runs)
         doc.spans[self.spans_key] = spans
@@ -285,7 +289,9 @@ class PhiGazetteer(Pipe):
                 end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
             # a name ends before a digit or "@" ("JIM @ 555-1234": the number is a phone's)
             if category == "NAME":
-                end = next((i for i in range(start + 1, end) if doc[i].text in ("@", "#") or _has_digit(doc[i].text)), end)
+                end = next(
+                    (i for i in range(start + 1, end) if doc[i].text in ("@", "#") or _has_digit(doc[i].text)), end
+                )
             # a place or organisation ends before a time word, "via" or a stop word that no
             # name holds ("ferncliff last week for dialysis", "larkfield general for ckd")
             if category in ("LOCATION", "ORGANIZATION"):
@@ -328,13 +334,15 @@ class PhiGazetteer(Pipe):
             if category in ("ORGANIZATION", "LOCATION") and end == ent.end:
                 end = self._gazetteer.hospital_tail_after(doc, end)
             label = ent.label
-            # the name the lists found after a role word or title is a person's, whatever
-            # the NER calls it ("DAUGHTER (KAREN)" as a HOSPITAL)
-            # an organisation or place that starts with a title or role word and the name the
-            # lists found after it is that person ("rn kelly gave report" as a HOSPITAL)
-            cued = [sp for sp in names if start <= sp.start and sp.end <= end and has_title_before(doc, sp.start)
-                    and all(not t.is_alpha or t.lower_ in TITLES or t.lower_ in ROLES for t in doc[start : sp.start])]
-            if category != "NAME" and cued:
+            # a name the lists found after a title or role word, alone in an organisation or
+            # place entity or after that word at its start, is that person, whatever the NER
+            # calls it ("DAUGHTER (KAREN)", "rn kelly gave report" as a HOSPITAL)
+            cued = [] if category == "NAME" else [
+                sp for sp in names
+                if start <= sp.start and sp.end <= end and has_title_before(doc, sp.start)
+                and all(not t.is_alpha or t.lower_ in TITLES or t.lower_ in ROLES for t in doc[start : sp.start])
+            ]
+            if cued:
                 (start, end), label, category = (cued[0].start, cued[0].end), self.vocab.strings.add(NAME), "NAME"
             elif category in ("ORGANIZATION", "LOCATION") and self._gazetteer.initialled_person(doc[start:end]):
                 label, category = self.vocab.strings.add(NAME), "NAME"

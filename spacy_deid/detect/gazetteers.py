@@ -352,6 +352,8 @@ def _lower(doc: Doc, i: int) -> str:
     return doc[i].lower_ if 0 <= i < len(doc) else ""
 
 
+# modal verbs that name lists also hold ("Will", "May")
+_MODALS = frozenset("will may can might shall must".split())
 # a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
 _APOSTROPHE_WORD = re.compile(r"^[^\W\d_]+['’][^\W\d_]{2,}$")
 
@@ -590,9 +592,10 @@ class Gazetteer:
                         j = nxt + 1
                         continue
                 break
-            # a listed name that is a stop word ends no run before an ordinary word: it is the
-            # verb ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call")
-            while j - i > 1 and j < n and doc[j - 1].is_stop and doc[j].is_alpha and self.is_common(doc[j].lower_) \
+            # a listed name that is a modal verb ends no run before a verb's base form
+            # ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call"; not "JOHN MAY CALLED")
+            if j - i > 1 and j < n and doc[j - 1].lower_ in _MODALS and doc[j].is_alpha and not doc[j].is_stop \
+                    and self.is_common(doc[j].lower_) and not doc[j].lower_.endswith("ed") \
                     and NAME not in self.tags(doc[j].lower_):
                 j -= 1
             run = [k for k in range(i, j) if _word_form(doc[k]) and len(doc[k].text) > 1]
@@ -871,11 +874,12 @@ class Gazetteer:
             cued = self._cued_hospital_start(doc, i, tail) if label == HOSPITAL else None
             if cued is not None:
                 start, standalone = min(start, cued), True
-            if label == ORG and lowers[i] in LEGAL_SUFFIXES and not (start < i and self._distinctive(doc, start, i, mixed_case)):
+            named = start < i and self._distinctive(doc, start, i, mixed_case)
+            if label == ORG and lowers[i] in LEGAL_SUFFIXES and not named:
                 # a legal form names a company whatever its words ("think computer corporation",
                 # "3 round stones inc"): up to three words before it
                 start, standalone = self._legal_name_start(doc, i), True
-            if (start < i and self._distinctive(doc, start, i, mixed_case)) or (standalone and (label == HOSPITAL or start < i)):
+            if named or (standalone and (label == HOSPITAL or start < i)):
                 end = i + tail
                 # "Mercy Hospital of Simmonsburgh"
                 if end + 1 < n and lowers[end] == "of" and self._place_like(doc, end + 1, mixed_case):
@@ -1407,8 +1411,8 @@ class Gazetteer:
                 # a sentence's period ends the address unless a number or postal code follows
                 if not _ADDRESS_NUMBER.match(doc[nxt].text):
                     return False
-            # inside when an address word follows; passed over when a space or country does
-            return {True: True, None: None, False: False}[self._address_word(doc, nxt)]
+            # inside when an address word follows, passed over when a country does
+            return self._address_word(doc, nxt)
         return self._address_word(doc, k)
 
     def address_runs(
@@ -1440,7 +1444,8 @@ class Gazetteer:
             k = anchor.start - 1
             steps = 0
             while k >= lo and steps < max_left and "\n" not in doc[k].whitespace_ and not doc[k].is_space:
-                part = False if k in taken else None if k in passed else self._address_token(doc, k, -1, lo, anchor.start)
+                part = self._address_token(doc, k, -1, lo, anchor.start)
+                part = False if k in taken else None if k in passed else part
                 if part is False:
                     break
                 if part:
@@ -1450,7 +1455,8 @@ class Gazetteer:
             hi = min(n, anchor.end + max_right + 8)
             k, steps = anchor.end, 0
             while k < hi and steps < max_right:
-                part = False if k in taken else None if k in passed else self._address_token(doc, k, 1, anchor.end, hi)
+                part = self._address_token(doc, k, 1, anchor.end, hi)
+                part = False if k in taken else None if k in passed else part
                 if part is False:
                     break
                 if part:
@@ -1462,7 +1468,8 @@ class Gazetteer:
             run: List[int] = []
             for i in sorted(keep) + [n + 1]:
                 if run and (i != run[-1] + 1 or "\n" in doc[run[-1]].whitespace_):
-                    while run and doc[run[-1]].text in _ADDRESS_PUNCT and doc[run[-1]].lower_.rstrip(".") not in _ADDRESS_WORDS:
+                    # a run starts and ends on a word or number
+                    while run and doc[run[-1]].text in _ADDRESS_PUNCT:
                         run.pop()
                     while run and doc[run[0]].text in _ADDRESS_PUNCT:
                         run.pop(0)

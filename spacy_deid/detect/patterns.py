@@ -18,7 +18,7 @@ directly before the first digit token is kept).
 import re
 from typing import Callable, Dict, Iterable, List
 
-from spacy.tokens import Span
+from spacy.tokens import Span, Token
 from spacy.util import filter_spans, registry
 
 _D = lambda n: {"TEXT": {"REGEX": rf"^\d{{{n}}}$"}}  # noqa: E731  exactly n digits
@@ -253,7 +253,9 @@ PHI_PATTERNS: List[Dict] = [
     # every token written against it, up to the last one that is part of a path
     {"label": "URL", "pattern": [_URL_START]},
     # (not over a line break, which the tokenizer makes a token of its own: "https://x.se/\n\naddress:")
-    {"label": "URL", "pattern": [dict(_URL_START, SPACY=False), {"SPACY": False, "IS_SPACE": False, "OP": "*"}, _URL_PART]},
+    {"label": "URL", "pattern": [
+        dict(_URL_START, SPACY=False), {"SPACY": False, "IS_SPACE": False, "OP": "*"}, _URL_PART,
+    ]},
     # SSN
     {"label": "SSN", "pattern": [_D(3), _HY, _D(2), _HY, _D(4)]},
     # MRN / IDs after a cue word, in several formats
@@ -394,26 +396,22 @@ def _loose_phone_ok(span: Span, others: List[Span]) -> bool:
     return first[:1] in {"0", "+", "("} or joined
 
 
+def _neighbours(span: Span) -> List[Token]:
+    """The tokens right before and after ``span`` (those the doc has)."""
+    doc = span.doc
+    return [doc[i] for i in (span.start - 1, span.end) if 0 <= i < len(doc)]
+
+
 def _bare_month_day_ok(span: Span) -> bool:
     """A month/day matched with no cue is a date unless a score or count word
-    stands right before or after it, or it is part of a longer run of numbers
-    ("1/15 nodes", "gcs 14/15", "120/80/15")."""
-    doc = span.doc
-    before = doc[span.start - 1] if span.start > 0 else None
-    after = doc[span.end] if span.end < len(doc) else None
-    for t in (before, after):
-        if t is not None and (t.lower_ in _RATIO_WORDS or t.text in {"/", "of"} or t.like_num):
-            return False
-    return True
+    or another number stands right before or after it ("1/15 nodes", "gcs 14/15")."""
+    return not any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span))
 
 
 def _spaced_phone_ok(span: Span) -> bool:
     """Three space-separated groups are a phone number unless a number or a word
     of measurement stands next to them ("glucose 220 250 1200 300", "250 300 1000 ml")."""
-    doc = span.doc
-    before = doc[span.start - 1] if span.start > 0 else None
-    after = doc[span.end] if span.end < len(doc) else None
-    return not any(t is not None and (t.like_num or t.lower_ in _RATIO_WORDS or t.lower_ in _UNIT_WORDS) for t in (before, after))
+    return not any(t.like_num or t.lower_ in _RATIO_WORDS or t.lower_ in _UNIT_WORDS for t in _neighbours(span))
 
 
 def trim_to_value(span: Span) -> Span:
