@@ -304,6 +304,7 @@ class PhiGazetteer(Pipe):
             mixed = category in _NAMED and mixed_case
             while start < end and (
                 not any(c.isalnum() for c in doc[start].text)
+                or doc[start].lower_ in ("'s", "’s")
                 or (mixed and self._leading_word(doc[start]))
                 or (category in _NAMED and end - start > 1 and doc[start].lower_ in ROLES)
             ):

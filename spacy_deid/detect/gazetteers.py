@@ -30,7 +30,7 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES
+from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, reads_as_ratio
 from spacy_deid.surrogates.places import is_not_phi_place
 
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
@@ -364,7 +364,10 @@ def _word_form(token) -> bool:
 
 
 def has_title_before(doc: Doc, start: int) -> bool:
-    """A title, role word or two-word cue right before ``doc[start]``."""
+    """A title, role word or two-word cue right before ``doc[start]``; not its
+    possessive ("daughter's cell", "dr's orders": a thing of theirs)."""
+    if start > 0 and doc[start - 1].lower_ in {"'s", "’s"}:
+        return False
     j = _prev_word(doc, start)
     if j < 0 or doc[j].is_space:
         return False
@@ -1227,6 +1230,8 @@ class Gazetteer:
                 return False  # "MASS 4 CM", "40 mg": a measurement
             if _PHONE_SHAPE.match(span.text):
                 return False  # "508 555 1234": a phone number's groups
+            if len(span) == 1 and _MONTH_DAY.match(span.text) and reads_as_ratio(span):
+                return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1500,6 +1505,8 @@ class Gazetteer:
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
 # no person is older (an AGE entity with a larger number is a unit or postal code)
 _MAX_AGE = 125
+# a month/day or ratio written with a slash
+_MONTH_DAY = re.compile(r"^\d{1,2}/\d{1,2}$")
 # three, three and four digits: a phone number, no date
 _PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
 # units of measurement: an entity with one is a measurement, no date

@@ -143,7 +143,7 @@ _LOOSE_PHONES: List[List[Dict]] = [
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
 LOOSE_PHONE_ID = "loose_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
-# a score or a count reads it as a ratio (``_bare_month_day_ok``)
+# a score or a count reads it as a ratio (``reads_as_ratio``)
 BARE_MD_ID = "bare_month_day"
 _MD_LATE = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(1[3-9]|2\d|3[01])$"}}
 # units after a number
@@ -402,10 +402,10 @@ def _neighbours(span: Span) -> List[Token]:
     return [doc[i] for i in (span.start - 1, span.end) if 0 <= i < len(doc)]
 
 
-def _bare_month_day_ok(span: Span) -> bool:
-    """A month/day matched with no cue is a date unless a score or count word
-    or another number stands right before or after it ("1/15 nodes", "gcs 14/15")."""
-    return not any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span))
+def reads_as_ratio(span: Span) -> bool:
+    """A score or count word or another number stands right before or after
+    ``span`` ("1/15 nodes", "gcs 14/15", "2/3 of dose"): a ratio, no date."""
+    return any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span))
 
 
 def _spaced_phone_ok(span: Span) -> bool:
@@ -446,7 +446,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     included), then ``value`` matches trimmed to their value, then merged with the
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
-    spans = [s for s in spans if s.id_ != BARE_MD_ID or _bare_month_day_ok(s)]
+    spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
