@@ -1449,8 +1449,9 @@ class Gazetteer:
             k = anchor.start - 1
             steps = 0
             while k >= lo and steps < max_left and "\n" not in doc[k].whitespace_ and not doc[k].is_space:
-                part = self._address_token(doc, k, -1, lo, anchor.start)
-                part = False if k in taken else None if k in passed else part
+                if k in taken:
+                    break
+                part = None if k in passed else self._address_token(doc, k, -1, lo, anchor.start)
                 if part is False:
                     break
                 if part:
@@ -1460,8 +1461,9 @@ class Gazetteer:
             hi = min(n, anchor.end + max_right + 8)
             k, steps = anchor.end, 0
             while k < hi and steps < max_right:
-                part = self._address_token(doc, k, 1, anchor.end, hi)
-                part = False if k in taken else None if k in passed else part
+                if k in taken:
+                    break
+                part = None if k in passed else self._address_token(doc, k, 1, anchor.end, hi)
                 if part is False:
                     break
                 if part:
