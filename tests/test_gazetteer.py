@@ -629,6 +629,10 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # a word, an initial and a word make a person, no hospital
         ("janka m. szász\nnetwork administrator", ("janka m. szász", "HOSPITAL"), [("janka m. szász", "NAME")]),
         ("seen at st. m. hospital", ("st. m. hospital", "HOSPITAL"), [("st. m. hospital", "HOSPITAL")]),
+        # a trade is no name
+        ("pt is retired carpenter from dorchester", ("carpenter", "PATIENT"), []),
+        ("WORKS AS A COOK AT DINER", ("COOK", "PATIENT"), []),
+        ("SPOKE WITH DR COOK", ("COOK", "DOCTOR"), [("COOK", "DOCTOR")]),
         # a ratio is no date; a role's possessive is no name; a hospital's lab is no hospital
         ("PAIN 6/10, GIVEN 2/3 OF DOSE.", ("2/3", "DATE"), []),
         ("DAUGHTER'S CELL (508) 555-0173", ("'S CELL", "PATIENT"), []),

@@ -352,6 +352,8 @@ def _lower(doc: Doc, i: int) -> str:
     return doc[i].lower_ if 0 <= i < len(doc) else ""
 
 
+# words before a trade, never before a name ("a cook", "retired carpenter")
+_OCCUPATION_CUES = frozenset("a an retired former unemployed".split())
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must".split())
 # a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
@@ -1243,6 +1245,9 @@ class Gazetteer:
             return True  # "i. frank", "Jack B."
         if category == "NAME" and all(t.lower_.rstrip(".") in _CONTEXT_WORDS for t in words):
             return False  # "son", "dr": the cue, not the name ("son will in to visit")
+        if category == "NAME" and len(words) == 1 and self.is_common(words[0].lower_) and span.start > 0 \
+                and doc[span.start - 1].lower_ in _OCCUPATION_CUES:
+            return False  # "retired carpenter", "works as a cook": a trade, no name
         if all(self.clinical_term(t.lower_) for t in words):
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
         for t in words:
