@@ -315,6 +315,19 @@ def test_clinician_cues_give_corpus_wide_surrogates(text, name):
     assert a._.deid_text == b._.deid_text and name not in a._.deid_text
 
 
+@pytest.mark.parametrize("title", ["Ms.", "MS.", "ms", "Mrs."])
+def test_a_name_after_a_personal_title_is_the_surname_of_the_header(title):
+    """"Jordan" is a first name of the lists too: after a title it is the surname,
+    and gets the surrogate it has in "Jordan, Maria"."""
+    text = f"JORDAN, MARIA seen today. {title} Jordan reports pain."
+    nlp = make_nlp()
+    doc = with_ents(nlp, text, [("JORDAN, MARIA", "PATIENT"), ("Jordan", "PATIENT")], {"id": "1", "patient_id": "p1"})
+    new = doc._.deid_text
+    surname = new.split(",")[0]
+    assert "jordan" not in new.lower()
+    assert new.split(title)[1].split()[0].lower() == surname.lower()
+
+
 @pytest.mark.parametrize(
     "text,name,label",
     [

@@ -1157,7 +1157,7 @@ class Gazetteer:
         while i < n:
             end = self._initial_end(doc, i)
             j = _prev_word(doc, i)
-            if end == i or j < 0 or doc[j].lower_.rstrip(".") not in _PERSONAL_TITLES:
+            if end == i or j < 0 or doc[j].lower_.rstrip(".") not in PERSONAL_TITLES:
                 i += 1
                 continue
             for _ in range(3):
@@ -1559,7 +1559,7 @@ for _tail in HOSPITAL_TAILS:
 # header fields whose value names an organisation
 _ORG_FIELDS = frozenset("pharmacy employer workplace".split())
 _INNER_ORG_WORDS = frozenset("and & of the".split())
-_PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
+PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 # the state codes that notes write as words after a comma ("fever, or chills", "dr smith, md")

@@ -93,12 +93,14 @@ class NameSurrogates:
                 return case_like(new, core) + dot
         return case_like("Morgan" if core.lower() != "morgan" else "Taylor", core) + dot
 
-    def replace(self, text: str, scope: str) -> str:
-        """The surrogate of a whole name span (titles, order and separators kept)."""
+    def replace(self, text: str, scope: str, surname: bool = False) -> str:
+        """The surrogate of a whole name span (titles, order and separators kept);
+        ``surname``: a name of one word is a surname (after "Ms.", "Dr."), so "Ms.
+        Jordan" gets the surrogate that "Jordan" has in "Jordan, Maria"."""
         parts = [m for m in _PART_RE.finditer(text) if m.group(0).rstrip(".").lower() not in TITLES]
         if not parts:
             return text
-        roles = self._roles(text, parts)
+        roles = ["last"] if surname and len(parts) == 1 else self._roles(text, parts)
         out: List[str] = []
         cursor = 0
         for m, role in zip(parts, roles):
