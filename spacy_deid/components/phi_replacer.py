@@ -31,7 +31,7 @@ from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
 
-from spacy_deid.detect.gazetteers import PERSONAL_TITLES, is_mixed_case
+from spacy_deid.detect.gazetteers import after_personal_title, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
 from spacy_deid.surrogates.dates import DateShift, DateShifter
@@ -284,7 +284,7 @@ class PhiReplacer(Pipe):
         if category == "NAME":
             clinician = label in self.clinician_labels or _clinician_context(span)
             scope = "corpus" if clinician else patient_scope
-            return self.names.replace(text, scope, surname=_after_personal_title(span)), "SURROGATE"
+            return self.names.replace(text, scope, surname=after_personal_title(span.doc, span.start)), "SURROGATE"
         if category == "LOCATION":
             return new_place, "SURROGATE"
         if category == "ORGANIZATION":
@@ -502,16 +502,6 @@ ROLE_CUES = frozenset(
     "intern fellow nurse rn signed cosigned co-signed dictated transcribed cc provider referring ordering "
     "requesting radiologist pathologist therapist np pa".split()
 )
-
-
-def _after_personal_title(span: Span) -> bool:
-    """A personal title right before the span ("Ms. Jordan", "DR ROSE"): a name of
-    one word there is a surname."""
-    doc = span.doc
-    i = span.start - 1
-    if i >= 0 and doc[i].text == ".":
-        i -= 1
-    return i >= 0 and doc[i].lower_.rstrip(".") in PERSONAL_TITLES
 
 
 def _clinician_context(span: Span) -> bool:

@@ -365,6 +365,12 @@ def _word_form(token) -> bool:
     return token.is_alpha or _APOSTROPHE_WORD.match(token.text) is not None
 
 
+def after_personal_title(doc: Doc, start: int) -> bool:
+    """A personal title ("Ms.", "DR", "mr") is the word right before ``doc[start]``."""
+    j = _prev_word(doc, start)
+    return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES
+
+
 def has_title_before(doc: Doc, start: int) -> bool:
     """A title, role word or two-word cue right before ``doc[start]``; not its
     possessive ("daughter's cell", "dr's orders": a thing of theirs)."""
@@ -1156,8 +1162,7 @@ class Gazetteer:
         i = 1
         while i < n:
             end = self._initial_end(doc, i)
-            j = _prev_word(doc, i)
-            if end == i or j < 0 or doc[j].lower_.rstrip(".") not in PERSONAL_TITLES:
+            if end == i or not after_personal_title(doc, i):
                 i += 1
                 continue
             for _ in range(3):
