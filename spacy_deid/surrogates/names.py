@@ -100,7 +100,7 @@ class NameSurrogates:
         parts = [m for m in _PART_RE.finditer(text) if m.group(0).rstrip(".").lower() not in TITLES]
         if not parts:
             return text
-        roles = ["last"] if surname and len(parts) == 1 else self._roles(text, parts)
+        roles = self._roles(text, parts, surname)
         out: List[str] = []
         cursor = 0
         for m, role in zip(parts, roles):
@@ -110,10 +110,10 @@ class NameSurrogates:
         out.append(text[cursor:])
         return "".join(out)
 
-    def _roles(self, text: str, parts) -> List[str]:
+    def _roles(self, text: str, parts, surname: bool = False) -> List[str]:
         n = len(parts)
         if n == 1:
-            return ["first" if self.is_first_name(parts[0].group(0).rstrip(".")) else "last"]
+            return ["first" if not surname and self.is_first_name(parts[0].group(0).rstrip(".")) else "last"]
         between = text[parts[0].end() : parts[1].start()]
         if "," in between:  # "Last, First Middle"
             return ["last"] + ["first"] * (n - 1)
