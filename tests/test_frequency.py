@@ -94,6 +94,16 @@ def test_rare_word_masked_frequent_kept_punct_kept():
     assert fm.k == 3 and fm.stats["n_units"] == 6
 
 
+def test_a_middle_initial_between_rare_words_goes_with_them():
+    nlp, fm = fitted(BASE + [rec(99 + j, "c x a i", f"p{j}") for j in range(6)], {"k": 3})
+    # "c" is a common letter of the corpus; between two rare names it is an initial
+    assert masked_words(nlp, "Seen by Fredrik c Sommerseth today.") == ["Fredrik", "c", "Sommerseth"]
+    assert masked_words(nlp, "Seen by Fredrik c. Sommerseth today.") == ["Fredrik", "c.", "Sommerseth"]
+    # not over a line break, nor "x" (times), "a" or "i"
+    assert masked_words(nlp, "Seen by Fredrik c\nSommerseth today.") == ["Fredrik", "Sommerseth"]
+    assert masked_words(nlp, "Zosyn x Cefepime, Zosyn a Cefepime") == ["Zosyn", "Cefepime", "Zosyn", "Cefepime"]
+
+
 def test_pattern_kind_masks_rare_word_number_shape():
     records = [rec(i, f"MRN: {100000 + i}. Bed {i}.", f"p{i}") for i in range(8)]
     records += [rec(100, "Ward: 1234567.", "p0")]

@@ -303,6 +303,18 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("3 round stones inc called", [("3 round stones inc", "ORG")]),
         ("galorath incorporated is new", [("galorath incorporated", "ORG")]),
         ("the insurance company called", []),
+        # an employer after its cue: a word no dictionary has, or a company word at the end
+        ("i work for rapid cycle solutions", [("rapid cycle solutions", "ORG")]),
+        ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
+        ("works at a bank, works for the city, retired from teaching", []),
+        ("works at home as a cashier", []),
+        # after a pharmacy cue any name is a pharmacy's, a generic word none
+        ("fills prescriptions at the rite aid today", [("rite aid", "ORG")]),
+        ("meds filled at the pharmacy today", []),
+        # a surname joined to a name by a hyphen is the name's ("weeks" alone is no name)
+        ("alvir spent a year at weeks-rivas as the assistant", [("weeks-rivas", "NAME")]),
+        ("in 1971, mayo-walters invested heavily", [("mayo-walters", "NAME")]),
+        ("hx of stevens-johnson syndrome", []),
     ],
 )
 def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected):
@@ -639,8 +651,118 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("went to cath lab", ("cath lab", "HOSPITAL"), []),
         # a phone number's groups are no date
         ("call son if any changes: 508 555 1234.", ("508 555 1234", "DATE"), []),
+        # ordinary words after a verb are a service, no name; after a title they are one
+        ("PLATE NOTED BY SECURITY", ("SECURITY", "DOCTOR"), []),
+        ("called pharmacy re dose", ("pharmacy", "PATIENT"), []),
+        ("seen by dr young", ("young", "DOCTOR"), [("young", "DOCTOR")]),
+        # a place across a line break is one address line per piece
+        ("apt. 297\n tystberga\n sweden", ("297\n tystberga", "STREET"), [("297", "STREET"), ("tystberga", "STREET")]),
+        # ICU shorthand is no name, however rare in English ("meds", "gtts", "plts")
+        ("meds filled at cvs", ("meds filled", "HOSPITAL"), []),
+        ("titrating gtts per team", ("gtts", "DOCTOR"), []),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
     doc = _with_ents(nlp, text, [ent])
     assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # an e-mail, IP address or id the patterns found is theirs: the NER entity holding
+        # it keeps only what is left ("ADDRESS" is no date, "billing aware" no street)
+        ("email daughter at jane.doe88@gmail.com with update", ("jane.doe88@gmail.com", "HOSPITAL"), []),
+        ("IP ADDRESS 192.168.10.45 LOGGED IN", ("ADDRESS 192.168.10.45", "DATE"), []),
+        ("acct # 55012833 billing aware", ("55012833 billing aware", "STREET"), []),
+        # a name beside a phone number stays the name
+        ("son jim 617-555-0199 called", ("jim 617-555-0199", "PATIENT"), [("jim", "PATIENT")]),
+        # an entity of the same category stays whole
+        ("call 617-555-0199 x204", ("617-555-0199 x204", "PHONE"), [("617-555-0199 x204", "PHONE")]),
+    ],
+)
+def test_structured_identifiers_of_the_patterns_win_over_the_ner(address_nlp, text, ent, expected):
+    doc = address_nlp.make_doc(text)
+    address_nlp.get_pipe("phi_ruler")(doc)
+    start = text.index(ent[0])
+    doc.ents = [doc.char_span(start, start + len(ent[0]), label=ent[1], alignment_mode="expand")]
+    doc = address_nlp.get_pipe("phi_gazetteer")(doc)
+    assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+def test_structured_identifiers_can_be_left_to_the_ner():
+    from spacy_deid.detect.patterns import PHI_PATTERNS
+
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", name="phi_ruler", config={"spans_key": "phi_patterns"})
+    nlp.add_pipe("phi_gazetteer", config={"patterns_key": ""})
+    nlp.initialize()
+    ruler.add_patterns(PHI_PATTERNS)
+    doc = ruler(nlp.make_doc("acct # 55012833 billing aware"))
+    doc.ents = [doc.char_span(7, 29, label="STREET")]
+    assert [e.text for e in nlp.get_pipe("phi_gazetteer")(doc).ents] == ["55012833 billing aware"]
+
+
+def test_an_employer_in_mixed_case_text_is_named_by_its_capitals(nlp):
+    assert found(nlp, "She works for Lending Club since May.") == [("Lending Club", "ORG")]
+    assert found(nlp, "She works for a bank since may.") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the two streets of a corner, one with a street word, a number or a name no dictionary has
+        ("lives on the corner of elm and main st with wife", [("elm", "STREET"), ("main st", "STREET")]),
+        ("Lives on corner of Elm St. and Main", [("Elm St.", "STREET"), ("Main", "STREET")]),
+        ("the corner of dalbraut 99 and frederikke coves.", [("dalbraut 99", "STREET"), ("frederikke coves", "STREET")]),
+        # corners of the body are no streets
+        ("mass at the corner of the eye and lid", []),
+        ("lesion at corner of mouth and upper lip", []),
+    ],
+)
+def test_cross_streets_of_a_corner(nlp, text, expected):
+    streets = [sp for sp in found(nlp, text) if sp[1] == "STREET"]
+    assert streets == expected
+
+
+def test_two_names_with_a_middle_initial_between_are_one_name(nlp):
+    """The NER finds "mijail" and "adomo" apart: the initial between them goes with them."""
+    doc = _with_ents(nlp, "user: mijail c adomo, lóa f. sigmundsdóttir", [("mijail", "PATIENT"), ("adomo", "PATIENT"),
+                                                                          ("lóa", "PATIENT"), ("sigmundsdóttir", "PATIENT")])
+    spans = [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ == "NAME"]
+    assert ("mijail c adomo", "NAME") in spans and ("lóa f. sigmundsdóttir", "NAME") in spans
+    # "a" between names is no initial, nor is a letter over a line break
+    doc = _with_ents(nlp, "mijail a adomo\nmijail c\nadomo", [("mijail", "PATIENT"), ("adomo", "PATIENT")])
+    assert not any(len(s) > 1 for s in doc.spans["phi_gazetteer"] if s.label_ == "NAME")
+
+
+@pytest.mark.parametrize(
+    "text,ents,expected",
+    [
+        # particles and a surname after a name the NER found
+        ("As commenter Paul van der Voet points out", [("Paul", "PERSON")], ("Paul van der Voet", "NAME")),
+        ("Unlike the van Gijn novel", [("Gijn", "PERSON")], ("van Gijn", "NAME")),
+        # listed names coordinated with a name found
+        ("Our founders: Eklund, Warren and Bailey.", [("Eklund", "PERSON")], ("Warren", "NAME")),
+        ("on this list? sousa and ball were engineers", [("sousa", "PERSON")], ("ball", "NAME")),
+    ],
+)
+def test_names_beside_the_names_found(nlp, text, ents, expected):
+    doc = _with_ents(nlp, text, ents)
+    assert expected in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+
+
+@pytest.mark.parametrize(
+    "text,ents",
+    [
+        # a word a phrase goes on from, a stop word, a clinical term are no coordinated names
+        ("pt seen by dr smith and green sputum noted", [("smith", "DOCTOR")]),
+        ("called dr jones and will call back", [("jones", "DOCTOR")]),
+        # in mixed-case text a lower-case word is no name
+        ("Seen by Dr. Smith and rose from bed.", [("Smith", "DOCTOR")]),
+    ],
+)
+def test_no_names_beside_the_names_found(nlp, text, ents):
+    doc = _with_ents(nlp, text, ents)
+    found_names = [s.text.lower() for s in doc.spans["phi_gazetteer"] if s.label_ == "NAME"]
+    assert not {"green", "will", "rose"} & set(found_names), found_names

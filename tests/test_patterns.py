@@ -103,6 +103,13 @@ def variants(text):
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
+        # licences, plates, vehicles, devices and clinicians' numbers after their cue
+        ("Drivers license S530-4412-9921 copied", [("S530-4412-9921", "IDNUM")]),
+        ("License plate 7ABC123 noted", [("7ABC123", "IDNUM")]),
+        ("VIN 1HGCM82633A004352 on car", [("1HGCM82633A004352", "IDNUM")]),
+        ("Pacemaker serial no PJN552211 checked", [("PJN552211", "IDNUM")]),
+        ("NPI 1902837465 for Dr. Chen, DEA AB1234563", [("1902837465", "IDNUM"), ("AB1234563", "IDNUM")]),
+        ("Certificate no. RN-445522 on file", [("RN-445522", "IDNUM")]),
     ],
 )
 def test_forms_in_every_case(nlp, text, expected):
@@ -126,6 +133,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Signed consent, user friendly, in the new year, covid19 and spo2 fine",
         "GCS 15, 5 mg/kg, INR 1.2, 1400 kcal, 0700-1900 shift, 100 mL/hr",
         "BP 120 80 HR 60, vitals 120 80 60 95 18, glucose 120 135 150 160",
+        "Dl 2 of fluid, plate 3 of 4, serial 2 views, vin 12 pts",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

@@ -335,6 +335,9 @@ def test_a_name_after_a_personal_title_is_the_surname_of_the_header(title):
         ("Framingham Risk Score of 20%.", "Framingham", "GPE"),
         ("Wells criteria were met.", "Wells", "NAME"),
         ("Positive Chaddock reflex.", "Chaddock", "NAME"),
+        # the first name of a hyphenated eponym
+        ("Stevens-Johnson syndrome from Bactrim.", "Stevens", "STATE"),
+        ("hx charcot-marie-tooth disease", "charcot", "CITY"),
     ],
 )
 def test_eponyms_are_not_phi(text, name, label):

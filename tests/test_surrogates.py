@@ -159,6 +159,25 @@ def test_names_keep_shape_and_never_equal_the_original(first, last, template, sc
     assert names.replace(text, scope) == new  # consistent under the same key and scope
 
 
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("Paul van der Voet", 2),
+        ("PAUL VAN DER VOET", 2),
+        ("de la Cruz, Maria", 2),
+        ("Dr. Maria de Souza", 3),
+        # a capitalised first word is a first name, not a particle
+        ("Van Morrison", 2),
+    ],
+)
+def test_the_particles_of_a_surname_go_with_it(text, words):
+    new = NameSurrogates(KEYER).replace(text, "p1")
+    assert len(new.split()) == words, new
+    assert not {w.lower() for w in new.replace(",", "").split()} & {"van", "der", "de", "la"} or text == "Van Morrison"
+    if "," in text:
+        assert new.count(",") == 1 and not new[0].islower()
+
+
 def test_name_gender_follows_the_first_name():
     female, male, _ = name_lists()
     names = NameSurrogates(KEYER)

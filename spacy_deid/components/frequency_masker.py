@@ -42,7 +42,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from spacy_deid.detect.gazetteers import COMMON_WORDS, ending_pattern
+from spacy_deid.detect.gazetteers import COMMON_WORDS, MIDDLE_INITIAL, ending_pattern
 from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
@@ -662,7 +662,24 @@ class FrequencyMasker(Pipe):
             reason[self.blacklist.match(items.lower, items.nonspace_idx)] = _BLACK
             if self.mode == "remove":
                 self._rematch_after_removal(doc, items, reason)
+        self._mask_lone_initials(doc, reason)
         return reason
+
+    @staticmethod
+    def _mask_lone_initials(doc: Doc, reason: np.ndarray) -> None:
+        """A middle initial between two removed words on one line goes with them
+        ("fredrik l sommerseth", "mijail c adomo" where the names are rare or PHI
+        entities): alone it is no rare word, and left it is part of a name."""
+        removed = reason > 0
+        for ent in doc.ents:
+            removed[ent.start : ent.end] = True
+        n = len(doc)
+        for i in range(1, n - 1):
+            if removed[i] or not removed[i - 1] or not MIDDLE_INITIAL.match(doc[i].text):
+                continue
+            nxt = i + 1 + (i + 2 < n and doc[i + 1].text == ".")
+            if nxt < n and removed[nxt] and "\n" not in doc[i - 1 : nxt + 1].text:
+                reason[i:nxt] = _LOW
 
     def _rematch_after_removal(self, doc: Doc, items, reason: np.ndarray) -> None:
         """Removing tokens can make a blacklisted phrase contiguous in the output

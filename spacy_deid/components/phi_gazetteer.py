@@ -36,7 +36,7 @@ from spacy_deid.detect.gazetteers import (
     TITLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import has_title_before, is_mixed_case
+from spacy_deid.detect.gazetteers import MIDDLE_INITIAL, has_title_before, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.util import memory_zone, pipe_each
 
@@ -45,6 +45,8 @@ _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
 _WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 # categories whose operators keep what reads as no PHI (ages under 90, durations, bare years)
 _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
+# the categories the pattern ruler finds by their form, which win over a NER entity of another
+_STRUCTURED = frozenset({"CONTACT", "ID"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
@@ -81,6 +83,7 @@ min_zipf = 3.0
 filter_ents = true
 rejected_key = "phi_ner_rejected"
 address_anchors_key = "phi_patterns"
+patterns_key = "phi_patterns"
 """
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
@@ -128,7 +131,7 @@ def _date_starts(doc: Doc, i: int) -> bool:
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
 def make_phi_gazetteer(
     nlp: Language, name: str, spans_key: str, min_zipf: float, filter_ents: bool, rejected_key: str,
-    address_anchors_key: str,
+    address_anchors_key: str, patterns_key: str,
 ) -> "PhiGazetteer":
     """Create a phi_gazetteer (see the module docstring).
 
@@ -143,11 +146,16 @@ def make_phi_gazetteer(
         ruler's) are completed with the address parts around them
         (``Gazetteer.address_runs``: "6750 koskikatu 25 apt. 864 / lappeenranta");
         "" completes none. The NER's STREET and ZIP entities are completed too.
+    patterns_key (str): the span group of the pattern ruler, whose contacts and
+        identifiers (e-mail, URL, IP address, phone, SSN, record and licence numbers)
+        win over a NER entity of another category that holds one ("acct # 55012833
+        billing aware" as a STREET, an e-mail as a HOSPITAL): the entity keeps only
+        its words outside them; "" turns this off.
     RETURNS (PhiGazetteer): the component.
     """
     return PhiGazetteer(
         nlp, name=name, spans_key=spans_key, min_zipf=min_zipf, filter_ents=filter_ents, rejected_key=rejected_key,
-        address_anchors_key=address_anchors_key,
+        address_anchors_key=address_anchors_key, patterns_key=patterns_key,
     )
 
 
@@ -164,6 +172,7 @@ class PhiGazetteer(Pipe):
         filter_ents: bool = True,
         rejected_key: str = "phi_ner_rejected",
         address_anchors_key: str = "phi_patterns",
+        patterns_key: str = "phi_patterns",
     ):
         self.vocab = nlp.vocab
         self._nlp = nlp
@@ -173,6 +182,7 @@ class PhiGazetteer(Pipe):
         self.filter_ents = filter_ents
         self.rejected_key = rejected_key
         self.address_anchors_key = address_anchors_key
+        self.patterns_key = patterns_key
         self._label_map = make_label_map()
         self._gazetteer: Optional[Gazetteer] = None
 
@@ -233,6 +243,8 @@ class PhiGazetteer(Pipe):
                 f"[{self.name}] is not initialized: call nlp.initialize() (it reads the shipped lists)"
             )
         spans = self._gazetteer(doc)
+        if self.filter_ents and doc.ents:
+            self._split_place_lines(doc)
         if self.address_anchors_key:
             anchors = [*doc.spans.get(self.address_anchors_key, []), *doc.ents]
             runs = [
@@ -245,7 +257,81 @@ class PhiGazetteer(Pipe):
         doc.spans[self.spans_key] = spans
         if self.filter_ents and doc.ents:
             self._filter_ents(doc)
+        joined = self._name_neighbours(doc)
+        if joined:
+            doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + joined)
         return doc
+
+    def _name_neighbours(self, doc: Doc) -> List[Span]:
+        """NAME spans the names found (NER entities and the lists') leave beside them:
+        - one span for two names with a middle initial or name particles between
+          them, or particles and a surname ("mijail c adomo", "lóa f. sigmundsdóttir",
+          "paul van der voet": the
+          NER or the lists find the names, each alone, and the rest was left in the
+          text), and, in mixed-case text, lower-case particles before a capitalised
+          name ("the van Gijn novel");
+        - a listed name joined to a name by a comma, "and" or "&" ("Eklund, Warren and
+          Bailey", "sousa and ball": names that alone are ordinary words), not a stop
+          word ("dr jones and will call"), a clinical term or a word a phrase goes on
+          from ("dr smith and green sputum"), capitalised in mixed-case text.
+        The replacer takes the longest span, so the person gets one surrogate."""
+        names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
+        names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        if not names:
+            return []
+        mixed_case = is_mixed_case(doc)
+        n = len(doc)
+        out: List[Span] = []
+        in_name = [False] * n
+        for sp in names:
+            for i in range(sp.start, sp.end):
+                in_name[i] = True
+        starting = {sp.start: sp for sp in names}
+        for left in sorted(names, key=lambda sp: sp.end):
+            k = left.end
+            while k < n and k - left.end < 3 and doc[k].lower_ in _NAME_PARTICLES:
+                k += 1
+            if k == left.end and k < n and MIDDLE_INITIAL.match(doc[k].text):
+                k += 1 + (k + 1 < n and doc[k + 1].text == ".")
+            right = starting.get(k)
+            if k > left.end and right is None and k < n and doc[left.end].lower_ in _NAME_PARTICLES \
+                    and doc[k].is_alpha and (doc[k].is_title if mixed_case else not self._gazetteer.is_common(doc[k].lower_)):
+                right = doc[k : k + 1]  # the surname after the particles ("paul van der voet")
+            if k > left.end and right is not None and "\n" not in doc[left.start : right.end].text:
+                out.append(Span(doc, left.start, right.end, label=NAME))
+        if mixed_case:
+            for sp in names:
+                k = sp.start
+                while k > 0 and sp.start - k < 2 and doc[k - 1].is_lower and doc[k - 1].lower_ in _NAME_PARTICLES:
+                    k -= 1
+                if k < sp.start and doc[sp.start].is_title:
+                    out.append(Span(doc, k, sp.end, label=NAME))
+        # coordinated names, outwards from the names found (three rounds: "a, b and c")
+        for _ in range(3):
+            added = []
+            for i in range(1, n - 1):
+                if not (doc[i].text in {",", "&"} or doc[i].lower_ == "and"):
+                    continue
+                for k, other in ((i + 1, i - 1), (i - 1, i + 1)):
+                    # a word that goes on into a phrase is no name ("dr smith and green sputum")
+                    phrase = k > i and k + 1 < n and doc[k + 1].is_alpha and not doc[k + 1].is_stop \
+                        and not in_name[k + 1]
+                    if in_name[other] and not in_name[k] and not phrase and self._coordinated_name(doc, k, mixed_case):
+                        in_name[k] = True
+                        added.append(Span(doc, k, k + 1, label=NAME))
+            if not added:
+                break
+            out += added
+        return out
+
+    def _coordinated_name(self, doc: Doc, k: int, mixed_case: bool) -> bool:
+        t = doc[k]
+        low = t.lower_
+        return (
+            t.is_alpha and not t.is_stop and NAME in self._gazetteer.tags(low)
+            and not self._gazetteer.clinical_term(low) and low not in ROLES and low not in TITLES
+            and (not mixed_case or t.is_title)
+        )
 
     @staticmethod
     def _ends_place(doc: Doc, i: int) -> bool:
@@ -274,6 +360,7 @@ class PhiGazetteer(Pipe):
         # it is and where it ends (``_without_names``, ``Gazetteer.person_within``)
         names = [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
         entities = self._without_names(doc, [sp for sp in names if self._gazetteer.listed_person(sp)])
+        entities = self._without_structured(doc, entities)
         changed = len(entities) != len(doc.ents) or any(a is not b for a, b in zip(entities, doc.ents))
         for ent in entities:
             category = category_of(ent.label_, self._label_map)
@@ -401,6 +488,58 @@ class PhiGazetteer(Pipe):
                 if not in_name[i] and any(c.isalnum() for c in doc[i:j].text):
                     out.append(Span(doc, i, j, label=ent.label))
                 i = j
+        return out
+
+    def _split_place_lines(self, doc: Doc) -> None:
+        """A place entity across a line break is one address line per piece ("297\n
+        tystberga" of "apt. 297 / tystberga"): the address runs complete each line,
+        and the replacer writes one surrogate per line, the line breaks kept."""
+        out: List[Span] = []
+        changed = False
+        for ent in doc.ents:
+            if category_of(ent.label_, self._label_map) != "LOCATION" or "\n" not in ent.text:
+                out.append(ent)
+                continue
+            changed = True
+            start = ent.start
+            for i in range(ent.start, ent.end + 1):
+                if i == ent.end or doc[i].is_space or "\n" in doc[i].whitespace_:
+                    end = i if i == ent.end or doc[i].is_space else i + 1
+                    if start < end:
+                        out.append(Span(doc, start, end, label=ent.label))
+                    start = i + 1
+        if changed:
+            doc.ents = out
+
+    def _without_structured(self, doc: Doc, entities: List[Span]) -> List[Span]:
+        """The entities cut around the contacts and identifiers of the pattern ruler
+        (``patterns_key``) that they hold when their own category is another: a NER
+        trained on tidy notes calls "ADDRESS 192.168.10.45" a DATE and "55012833
+        billing aware" a STREET, and the replacer, which takes the longest span,
+        would write a date or a street for them. The words left on either side keep
+        the entity's label and are checked by their form like any entity."""
+        if not self.patterns_key or self.patterns_key not in doc.spans:
+            return entities
+        structured = [
+            sp for sp in doc.spans[self.patterns_key]
+            if category_of(sp.label_, self._label_map) in _STRUCTURED
+        ]
+        if not structured:
+            return entities
+        out: List[Span] = []
+        for ent in entities:
+            category = category_of(ent.label_, self._label_map)
+            inside = [sp for sp in structured if ent.start < sp.end and sp.start < ent.end]
+            if category in _STRUCTURED or not inside:
+                out.append(ent)
+                continue
+            i = ent.start
+            for sp in sorted(inside, key=lambda sp: sp.start):
+                if i < sp.start:
+                    out.append(Span(doc, i, sp.start, label=ent.label))
+                i = max(i, sp.end)
+            if i < ent.end:
+                out.append(Span(doc, i, ent.end, label=ent.label))
         return out
 
     def _leading_word(self, token) -> bool:

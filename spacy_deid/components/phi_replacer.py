@@ -483,11 +483,15 @@ def _split_runs(flags: List[bool], start: int, end: int) -> List[Tuple[int, int,
 
 def _eponym(span: Span) -> bool:
     """A name, place or organisation used as part of an eponym: followed (after
-    ``'s`` or ``-``) by a word such as disease, syndrome, score or criteria."""
+    ``'s`` or ``-``, and the other names of a hyphenated eponym: "stevens-johnson
+    syndrome", "charcot-marie-tooth disease") by a word such as disease, syndrome,
+    score or criteria."""
     doc = span.doc
     j = span.end
     while j < len(doc) and doc[j].lower_ in ("'s", "’s", "'", "-", "–"):
         j += 1
+        if doc[j - 1].text in ("-", "–") and j + 1 < len(doc) and doc[j].is_alpha and doc[j].lower_ not in EPONYM_HEADS:
+            j += 1
     return j < len(doc) and doc[j].lower_ in EPONYM_HEADS
 
 

@@ -215,6 +215,24 @@ TRANSFER_CUES = frozenset(
 # one-word cues: weaker, a name after them must look like one (an acronym or a capitalised
 # word in mixed-case text)
 TRANSFER_UNIGRAMS = frozenset("at from to visited".split())
+# the words before an employer's name ("works for rapid cycle solutions", "employed by
+# Lending Club", "retired from verizon")
+EMPLOYER_CUES = frozenset(
+    tuple(c.split())
+    for c in (
+        "work for", "works for", "worked for", "working for", "work at", "works at", "worked at", "working at",
+        "employed by", "employed at", "employed with", "employee of", "employee at", "job at", "job with",
+        "retired from", "intern at", "interned at", "volunteers at", "volunteer at",
+    )
+)
+# the words before a pharmacy's name ("fills prescriptions at the cvs on main st",
+# "meds filled at rite aid"): what follows is a pharmacy's name whatever its words
+PHARMACY_CUES = frozenset(
+    tuple(c.split())
+    for c in ("prescriptions at", "prescription at", "filled at", "fills at", "refilled at", "meds at")
+)
+# what a pharmacy cue may be followed by that names no pharmacy
+_GENERIC_PHARMACY = frozenset("pharmacy pharmacies drugstore hospital clinic local same usual nearby mail order va".split())
 
 
 @dataclass
@@ -371,9 +389,11 @@ def after_personal_title(doc: Doc, start: int) -> bool:
     return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES
 
 
-def has_title_before(doc: Doc, start: int) -> bool:
+def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     """A title, role word or two-word cue right before ``doc[start]``; not its
-    possessive ("daughter's cell", "dr's orders": a thing of theirs)."""
+    possessive ("daughter's cell", "dr's orders": a thing of theirs). With
+    ``verbs=False`` a verb cue ("called", "seen by", "spoke with") does not count:
+    notes call and speak with services too ("called security", "spoke with pharmacy")."""
     if start > 0 and doc[start - 1].lower_ in {"'s", "’s"}:
         return False
     j = _prev_word(doc, start)
@@ -382,12 +402,14 @@ def has_title_before(doc: Doc, start: int) -> bool:
     w = doc[j].lower_.rstrip(".")
     if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
         return True
-    # a verb cue takes its object right after it: "called dr x", not "grace called, will call"
-    if w in CUE_UNIGRAMS:
-        return not any(doc[k].is_punct for k in range(j + 1, start))
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."
     if w in COLON_CUES and j + 1 < start and doc[j + 1].text == ":":
         return True
+    if not verbs:
+        return False
+    # a verb cue takes its object right after it: "called dr x", not "grace called, will call"
+    if w in CUE_UNIGRAMS:
+        return not any(doc[k].is_punct for k in range(j + 1, start))
     k = _prev_word(doc, j)
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
 
@@ -619,7 +641,24 @@ class Gazetteer:
                 j = self._extend_name(doc, i, j, mixed_case)
                 (titled_out if titled else out).append(Span(doc, start, j, label=NAME))
             i = j
+        titled_out = [self._hyphen_partners(doc, sp) for sp in titled_out]
+        out = [self._hyphen_partners(doc, sp) for sp in out]
         return titled_out, out + self._comma_partners(doc, titled_out + out)
+
+    def _hyphen_partners(self, doc: Doc, span: Span) -> Span:
+        """A taken name with a listed surname joined to it by a hyphen is one name
+        ("weeks-rivas", "Mayo-Walters", "garcia- smith"), whatever the commonness of
+        that surname ("weeks", "mayo": alone they are taken only in context)."""
+        start, end = span.start, span.end
+        if end + 1 < len(doc) and doc[end].text == "-" and self._surname_word(doc, end + 1):
+            end += 2
+        if start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ and self._surname_word(doc, start - 2):
+            start -= 2
+        return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+
+    def _surname_word(self, doc: Doc, k: int) -> bool:
+        t = doc[k]
+        return t.is_alpha and "key:last_names" in self.tags(t.lower_) and not self.clinical_term(t.lower_)
 
     def _comma_partners(self, doc: Doc, taken: List[Span]) -> List[Span]:
         """"HUNT, KARA", "Smith, John": a list name on the other side of a comma
@@ -1096,6 +1135,104 @@ class Gazetteer:
                 break
         return Span(doc, i, end, label=HOSPITAL)
 
+    def cross_streets(self, doc: Doc) -> List[Span]:
+        """STREET spans: the two streets of a corner or intersection ("lives on the
+        corner of elm and main", "the corner of dalbraut 99 and frederikke coves"):
+        after "corner of" or "intersection of", one to five words or numbers on the
+        line up to "and" or "&", and as many after it, to the first punctuation, stop
+        word or clinical term. One of the two needs a number, a street word or a word
+        no dictionary has ("elm and main st", "dalbraut 99"): the corners of the eye
+        and the mouth are ordinary words."""
+        out: List[Span] = []
+        n = len(doc)
+        lowers = [t.lower_ for t in doc]
+
+        def street_end(j: int) -> int:
+            end = j
+            while end < n and end - j < 5 and (end == j or "\n" not in doc[end - 1].whitespace_):
+                t = doc[end]
+                if lowers[end].rstrip(".") in STREET_SUFFIXES:  # "st" is a clinical term too
+                    end += 1
+                    continue
+                if not (t.is_alpha or t.like_num or _ADDRESS_NUMBER.match(t.text) or t.text in {".", "-"}) \
+                        or t.is_stop or self.clinical_term(lowers[end]):
+                    break
+                end += 1
+            return end
+
+        def trimmed(j: int, end: int) -> Span:
+            while end > j and doc[end - 1].text in {".", "-"}:
+                end -= 1
+            return Span(doc, j, end, label="STREET")
+
+        for i in range(1, n - 2):
+            if lowers[i] != "of" or lowers[i - 1] not in {"corner", "intersection", "corners"}:
+                continue
+            j = i + 1
+            end = street_end(j)
+            if end == j or end + 1 >= n or lowers[end] not in {"and", "&"}:
+                continue
+            end2 = street_end(end + 1)
+            streets = [trimmed(j, end), trimmed(end + 1, end2)]
+            if len(streets[1]) and any(
+                _ADDRESS_NUMBER.match(t.text) or t.lower_.rstrip(".") in STREET_SUFFIXES
+                or t.is_alpha and not (self.is_common(t.lower_) or self._clinical_word(t.lower_))
+                for street in streets for t in street
+            ):
+                out += streets
+        return out
+
+    def employers(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """ORG spans: the name after an employer cue (``EMPLOYER_CUES``: "i work for
+        rapid cycle solutions", "WORKS AT MBTA", "employed by Lending Club"), one to
+        four words on the cue's line, to the first punctuation, stop word or time
+        word ("and", "&", "of" inside). Taken when it names someone: in mixed-case
+        text every word capitalised; in any text a word no dictionary has, or a
+        company word at its end. Not a kind of place or a trade ("works at a bank",
+        "works for the city", "works at home", "retired from teaching"). After a
+        pharmacy cue (``PHARMACY_CUES``) any name is a pharmacy's ("fills
+        prescriptions at the rite aid on ..."), not a generic word ("at the pharmacy")."""
+        out: List[Span] = []
+        n = len(doc)
+        lowers = [t.lower_ for t in doc]
+        for i in range(1, n - 1):
+            pharmacy = (lowers[i - 1], lowers[i]) in PHARMACY_CUES
+            if not pharmacy and (lowers[i - 1], lowers[i]) not in EMPLOYER_CUES:
+                continue
+            j = i + 1
+            if j < n and lowers[j] == "the":
+                j += 1
+            end = j
+            while end < n and end - j < 6 and (end == j or "\n" not in doc[end - 1].whitespace_):
+                t = doc[end]
+                if lowers[end] in _INNER_ORG_WORDS and end > j:
+                    end += 1
+                    continue
+                # a number only first ("48 factoring inc"); "x 20 yrs" is a duration
+                if not (t.is_alpha or t.text in {"&", "-"} or t.like_num and end == j) or t.is_stop \
+                        or lowers[end] in NOT_HOSPITAL_NAME or lowers[end] in _AFTER_NAME_WORDS or lowers[end] == "x":
+                    break
+                end += 1
+            while end > j and (lowers[end - 1] in _INNER_ORG_WORDS or doc[end - 1].text in {"&", "-"}):
+                end -= 1
+            words = [t for t in doc[j:end] if t.is_alpha]
+            if not words or sum(1 for t in words if t.lower_ not in _INNER_ORG_WORDS) > 4:
+                continue
+            if all(self.clinical_term(t.lower_) for t in words):
+                continue
+            named = (
+                pharmacy and not all(t.lower_ in _GENERIC_PHARMACY for t in words)
+                or mixed_case and all(t.is_title or t.is_upper for t in words if t.lower_ not in _INNER_ORG_WORDS)
+                or any(not (self.is_common(t.lower_) or self._clinical_word(t.lower_)) for t in words)
+                # a company word after a name ("rapid cycle solutions"; not "the pharmacy")
+                or words[-1].lower_ in COMPANY_WORDS and any(
+                    t.lower_ not in COMPANY_WORDS and t.lower_ not in _GENERIC_PHARMACY for t in words[:-1]
+                )
+            )
+            if named:
+                out.append(Span(doc, j, end, label=ORG))
+        return out
+
     def fielded_orgs(self, doc: Doc) -> List[Span]:
         """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP
         PHARMACY, HAROLDHAVEN", "employer: young logistics"), up to five words, to the
@@ -1269,7 +1406,8 @@ class Gazetteer:
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
                 return True
         if category == "NAME":
-            return has_title_before(doc, span.start) or _has_credential_after(doc, span.end)
+            # ordinary words only: a title or role word before them, not a verb ("NOTED BY SECURITY")
+            return has_title_before(doc, span.start, verbs=False) or _has_credential_after(doc, span.end)
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
@@ -1509,7 +1647,8 @@ class Gazetteer:
         spans = (
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
-            + self.travel_places(doc) + self.fielded_orgs(doc)
+            + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case)
+            + self.cross_streets(doc)
         )
         return filter_spans(spans)
 
@@ -1567,6 +1706,9 @@ _INNER_ORG_WORDS = frozenset("and & of the".split())
 PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
+# a middle initial between two names: one letter of any script, with or without its
+# period ("c", "F.", "š"); not "a", "I" or "x" (a times sign)
+MIDDLE_INITIAL = re.compile(r"^(?![aAiIxX]\.?$)[^\W\d_]\.?$")
 # the state codes that notes write as words after a comma ("fever, or chills", "dr smith, md")
 _WORD_CODES_AS_WORDS = frozenset("in or me hi oh ok md".split())
 _STATE_CODES = frozenset("""

@@ -159,7 +159,13 @@ LAST_ID = "last"  # the value is the match's last token
 # "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
 # cue words are trimmed off, the whole value kept
 ID_VALUE_ID = "id_value"
-_ID_RUN_CUES = ["mrn", "mr", "mrn#", "mr#", "pid", "id", "record", "number", "acct", "account", "policy", "member"]
+_ID_RUN_CUES = [
+    "mrn", "mr", "mrn#", "mr#", "pid", "id", "record", "number", "acct", "account", "policy", "member",
+    # licences, plates, vehicles, devices, clinicians' and plans' numbers ("DRIVERS LICENSE S530-4412-9921",
+    # "LICENSE PLATE 7ABC123", "vin 1HGCM82633A004352", "SERIAL NO PJN552211", "npi 1902837465")
+    "license", "licence", "lic", "dl", "plate", "vin", "serial", "npi", "dea", "certificate", "cert", "badge",
+    "passport", "medicaid", "medicare", "subscriber", "beneficiary",
+]
 _ID_HEAD = {"TEXT": {"REGEX": r"(?i)^(#?[a-z]{0,6}\d[a-z0-9]*(-[a-z0-9]+)*|#?[a-z]{1,6}(-[a-z0-9]*\d[a-z0-9]*)+)$"}}
 _ID_TAIL = [{"TEXT": {"IN": ["-", "/"]}}, {"TEXT": {"REGEX": r"(?i)^[a-z0-9]{1,12}$"}}]
 _ID_RUNS = [[_ID_HEAD, *(_ID_TAIL * n)] for n in range(4)]

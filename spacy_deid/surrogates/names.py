@@ -21,6 +21,8 @@ TITLES = {
     "jr", "sr", "ii", "iii", "iv", "lpn", "cnp", "aprn", "mph", "facs", "facp", "sir", "madam", "nurse",
 }
 # name parts: letters with inner apostrophes/periods ("O'Brien", "St."); hyphens split parts
+# lower-case particles inside a name ("van der Voet", "de la Cruz")
+_PARTICLES = frozenset("van von de del della der den da di du la le ten ter".split())
 _PART_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?\.?")
 
 
@@ -100,12 +102,22 @@ class NameSurrogates:
         parts = [m for m in _PART_RE.finditer(text) if m.group(0).rstrip(".").lower() not in TITLES]
         if not parts:
             return text
-        roles = self._roles(text, parts, surname)
+        # the particles of a surname ("van der" of "Paul van der Voet") go with it: the
+        # surrogate surname stands for them all, and they are left out
+        particle = [
+            i < len(parts) - 1 and m.group(0).lower() in _PARTICLES and (i > 0 or m.group(0).islower())
+            for i, m in enumerate(parts)
+        ]
+        named = [m for m, p in zip(parts, particle) if not p]
+        roles = iter(self._roles(text, named, surname))
         out: List[str] = []
         cursor = 0
-        for m, role in zip(parts, roles):
+        for i, m in enumerate(parts):
             out.append(text[cursor : m.start()])
-            out.append(self.part(m.group(0), role, scope))
+            if particle[i]:
+                cursor = parts[i + 1].start()  # the particle and the space after it
+                continue
+            out.append(self.part(m.group(0), next(roles), scope))
             cursor = m.end()
         out.append(text[cursor:])
         return "".join(out)
