@@ -308,6 +308,14 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
         ("works at a bank, works for the city, retired from teaching", []),
         ("works at home as a cashier", []),
+        # the name in parentheses after a kind of facility
+        ("from nursing home (sunny acres), lives w/ daughter", [("sunny acres", "HOSPITAL")]),
+        ("d/c to rehab (snf) in am, back to home (with wife)", []),
+        # the value of a pharmacy or employer field
+        ("pharmacy: rite aid\nallergies: nkda", [("rite aid", "ORG")]),
+        ("pharmacy: stop and shop pharmacy, haroldhaven", [("stop and shop pharmacy", "ORG"), ("haroldhaven", "CITY")]),
+        ("employer: young logistics", [("young logistics", "ORG")]),
+        ("pharmacy: unknown. employer: retired, employer: self employed, employer: teacher", []),
         # after a pharmacy cue any name is a pharmacy's, a generic word none
         ("fills prescriptions at the rite aid today", [("rite aid", "ORG")]),
         ("meds filled at the pharmacy today", []),
@@ -655,8 +663,17 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("PLATE NOTED BY SECURITY", ("SECURITY", "DOCTOR"), []),
         ("called pharmacy re dose", ("pharmacy", "PATIENT"), []),
         ("seen by dr young", ("young", "DOCTOR"), [("young", "DOCTOR")]),
+        ("brother flying in from ireland", ("flying", "PATIENT"), []),
         # a place across a line break is one address line per piece
         ("apt. 297\n tystberga\n sweden", ("297\n tystberga", "STREET"), [("297", "STREET"), ("tystberga", "STREET")]),
+        # a trade is no organisation; the town before it stays a town
+        ("pt is retired boston police officer", ("boston police officer", "HOSPITAL"), [("boston", "CITY")]),
+        ("WORKED AS A POLICE OFFICER", ("POLICE OFFICER", "ORG"), []),
+        # a state alone is no hospital (it is kept: not PHI)
+        ("daughter (lisa) in from california", ("california", "HOSPITAL"), [("california", "STATE")]),
+        # a kind of facility names no one
+        ("FROM NURSING HOME (SUNNY ACRES)", ("NURSING HOME", "HOSPITAL"), []),
+        ("dob 1/2/31", ("dob", "PATIENT"), []),
         # ICU shorthand is no name, however rare in English ("meds", "gtts", "plts")
         ("meds filled at cvs", ("meds filled", "HOSPITAL"), []),
         ("titrating gtts per team", ("gtts", "DOCTOR"), []),

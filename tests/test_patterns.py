@@ -88,6 +88,7 @@ def variants(text):
         ("Call 555-123-4567 x45 or 345-899-3560x4587", [("555-123-4567 x45", "PHONE"), ("345-899-3560x4587", "PHONE")]),
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),
         ("Spoke w/ son Jim @ 555-1234", [("555-1234", "PHONE")]),
+        ("Case mgmt: Julie x4-5678", [("x4-5678", "PHONE")]),
         ("Call if any changes: 508 555 1234.", [("508 555 1234", "PHONE")]),
         ("Website:\nhttps://www.uearly.se/\n\nAddress:\nBrucker", [("https://www.uearly.se/", "URL")]),
         ("MRN: 765-4321, case #JH-998877, EM-123456", [("765-4321", "MRN"), ("JH-998877", "IDNUM"), ("EM-123456", "IDNUM")]),

@@ -228,6 +228,15 @@ def test_places_keep_their_kind_and_states_are_not_phi():
     assert places.location("Boston", "corpus", "CITY") == places.location("Boston", "corpus", "CITY") != "Boston"
 
 
+def test_a_state_label_keeps_states_only():
+    """A detector's STATE label keeps a state or a state code in any case, not a town it mislabels."""
+    places = PlaceSurrogates(KEYER)
+    assert places.location("ma", "corpus", "STATE") is None
+    assert places.location("Texas", "corpus", "STATE") is None
+    assert places.location("Houston", "corpus", "STATE") not in (None, "Houston")
+    assert places.location("Mayo", "corpus", "COUNTRY") not in (None, "Mayo")
+
+
 def test_addresses_are_replaced_part_by_part():
     places = PlaceSurrogates(KEYER)
     new = places.location("123 Main St, Boston, MA 02139", "corpus")

@@ -434,6 +434,12 @@ class PhiGazetteer(Pipe):
                 (start, end), label, category = (cued[0].start, cued[0].end), self.vocab.strings.add(NAME), "NAME"
             elif category in ("ORGANIZATION", "LOCATION") and self._gazetteer.initialled_person(doc[start:end]):
                 label, category = self.vocab.strings.add(NAME), "NAME"
+            elif category in ("ORGANIZATION", "LOCATION") and (place := self._gazetteer.occupation_place(doc[start:end])) is not None:
+                # "retired boston police officer": a trade; the town before it stays a town
+                (start, end), label, category = (place.start, place.end), place.label, "LOCATION"
+            elif category == "ORGANIZATION" and self._gazetteer.is_state(doc[start:end]):
+                # "in from california" as a hospital: a state (kept: not PHI under Safe Harbor)
+                label, category = self.vocab.strings.add("STATE"), "LOCATION"
             elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:

@@ -225,6 +225,19 @@ EMPLOYER_CUES = frozenset(
         "retired from", "intern at", "interned at", "volunteers at", "volunteer at",
     )
 )
+# kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
+_FACILITY_WORDS = frozenset("""
+home rehab rehabilitation snf ltach ltc facility hospice shelter hospital clinic center centre pharmacy
+living residence program
+""".split())
+# the words of a kind of facility, which name none ("nursing home", "assisted living facility";
+# not the words hospitals are named with, "Memorial Hospital", "General Hospital")
+_GENERIC_FACILITY = (
+    HOSPITAL_WORDS | _FACILITY_WORDS | NOT_HOSPITAL_NAME
+    | frozenset("nursing assisted skilled acute care".split())
+) - HOSPITAL_NAME_WORDS
+# what an employer field holds when it names no employer
+_NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
 # the words before a pharmacy's name ("fills prescriptions at the cvs on main st",
 # "meds filled at rite aid"): what follows is a pharmacy's name whatever its words
 PHARMACY_CUES = frozenset(
@@ -232,7 +245,9 @@ PHARMACY_CUES = frozenset(
     for c in ("prescriptions at", "prescription at", "filled at", "fills at", "refilled at", "meds at")
 )
 # what a pharmacy cue may be followed by that names no pharmacy
-_GENERIC_PHARMACY = frozenset("pharmacy pharmacies drugstore hospital clinic local same usual nearby mail order va".split())
+_GENERIC_PHARMACY = frozenset(
+    "pharmacy pharmacies drugstore hospital clinic local same usual nearby mail order va unknown none".split()
+)
 
 
 @dataclass
@@ -372,6 +387,18 @@ def _lower(doc: Doc, i: int) -> str:
 
 # words before a trade, never before a name ("a cook", "retired carpenter")
 _OCCUPATION_CUES = frozenset("a an retired former unemployed".split())
+
+
+@functools.lru_cache(maxsize=1)
+def trade_words() -> FrozenSet[str]:
+    """The head nouns of Faker's English job titles ("officer" of "Police officer",
+    "teacher" of "Teacher, primary school"): an organisation or place the NER runs
+    on into one is an occupation ("boston police officer"). Faker keeps the list."""
+    from faker.providers.job.en_US import Provider
+
+    return frozenset(job.split(",")[0].split()[-1].lower() for job in Provider.jobs) | frozenset(
+        "nurse nurses officers teachers worker workers firefighter cop driver trucker".split()
+    )
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must".split())
 # a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
@@ -1135,6 +1162,32 @@ class Gazetteer:
                 break
         return Span(doc, i, end, label=HOSPITAL)
 
+    def facilities_in_parentheses(self, doc: Doc) -> List[Span]:
+        """HOSPITAL spans: the name in parentheses after a kind of facility ("FROM
+        NURSING HOME (SUNNY ACRES)", "d/c to rehab (hebrew senior life)"), one to
+        four words of any kind; not clinical terms, roles, calendar words or
+        generic ones ("rehab (snf)", "home (with wife)", "facility (today)")."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n - 2):
+            if doc[i].text != "(" or doc[i - 1].lower_ not in _FACILITY_WORDS:
+                continue
+            end = i + 1
+            while end < n and end - i <= 5 and doc[end].text != ")" and (
+                doc[end].is_alpha or doc[end].text in {"&", "-", "'s", "’s", "."}
+            ):
+                end += 1
+            if end >= n or doc[end].text != ")" or end == i + 1 or end - i > 5:
+                continue
+            words = [t for t in doc[i + 1 : end] if t.is_alpha]
+            if words and not any(
+                t.is_stop or self.clinical_term(t.lower_) or t.lower_ in ROLES or t.lower_ in CALENDAR_WORDS
+                or t.lower_ in NOT_HOSPITAL_NAME or t.lower_ in _FACILITY_WORDS
+                for t in words
+            ):
+                out.append(Span(doc, i + 1, end, label=HOSPITAL))
+        return out
+
     def cross_streets(self, doc: Doc) -> List[Span]:
         """STREET spans: the two streets of a corner or intersection ("lives on the
         corner of elm and main", "the corner of dalbraut 99 and frederikke coves"):
@@ -1237,7 +1290,8 @@ class Gazetteer:
         """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP
         PHARMACY, HAROLDHAVEN", "employer: young logistics"), up to five words, to the
         first punctuation, line end or stop word ("cvs on main st": the address is the
-        street rules'); "and", "&", "of", "the" may stand inside."""
+        street rules'); "and", "&", "of", "the" may stand inside. Any words name one,
+        unless they say there is none ("unknown", "retired", "self employed", a trade)."""
         out: List[Span] = []
         n = len(doc)
         for i in range(n - 2):
@@ -1262,6 +1316,9 @@ class Gazetteer:
             named = words and (
                 any(not (self.is_common(w) or self._clinical_word(w)) for w in words)
                 or words[-1] in COMPANY_WORDS or words[-1] in {"pharmacy", "pharmacies", "drug", "drugs"}
+                # a field's value is a pharmacy's or employer's name, whatever its words ("rite
+                # aid", "young logistics"), unless it says there is none ("unknown", "retired")
+                or not all(w in _GENERIC_PHARMACY or w in _NO_EMPLOYER or w in trade_words() for w in words)
             )
             if named:
                 out.append(Span(doc, j, end, label=ORG))
@@ -1406,11 +1463,36 @@ class Gazetteer:
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
                 return True
         if category == "NAME":
+            if all(t.lower_.endswith(("ing", "ed")) for t in words):
+                return False  # a verb after a role word: "brother flying in", "wife crying"
             # ordinary words only: a title or role word before them, not a verb ("NOTED BY SECURITY")
             return has_title_before(doc, span.start, verbs=False) or _has_credential_after(doc, span.end)
+        if all(t.lower_ in _GENERIC_FACILITY for t in words):
+            return False  # "NURSING HOME", "the rehab facility", "outside hospital": no one's name
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    def is_state(self, span: Span) -> bool:
+        """The span is a US state's name as the lists have it ("california", "New York")."""
+        words = [t for t in span if not t.is_space]
+        if len(words) == 1:
+            return STATE in self.tags(words[0].lower_)
+        hashes = tuple(t.lower for t in words)
+        return bool(words) and (hashes, STATE) in self.index.multi.get(hashes[0], ())
+
+    def occupation_place(self, span: Span) -> Optional[Span]:
+        """For an organisation or place entity that ends with a trade word ("boston
+        police officer", "retired mass general nurse"): the listed places it starts
+        with, as a CITY or STATE span, or an empty span when it starts with none;
+        None for an entity that names no trade."""
+        if not len(span) or span[-1].lower_ not in trade_words():
+            return None
+        end = span.start
+        while end < span.end - 1 and self.tags(span.doc[end].lower_) & set(PLACE_LABELS):
+            end += 1
+        label = next((lab for lab in PLACE_LABELS if lab in self.tags(span.doc[span.start].lower_)), CITY)
+        return Span(span.doc, span.start, end, label=label)
 
     def initialled_person(self, span: Span) -> bool:
         """A person's name by its form: a word, a middle initial and a word, no kind
@@ -1648,8 +1730,13 @@ class Gazetteer:
             self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
             + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case)
-            + self.cross_streets(doc)
+            + self.cross_streets(doc) + self.facilities_in_parentheses(doc)
         )
+        # a kind of facility names no one ("from nursing home", "to rehab facility")
+        spans = [
+            sp for sp in spans
+            if sp.label_ not in (HOSPITAL, ORG) or not all(t.lower_ in _GENERIC_FACILITY for t in sp if t.is_alpha)
+        ]
         return filter_spans(spans)
 
 

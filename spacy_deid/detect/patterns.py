@@ -247,6 +247,8 @@ PHI_PATTERNS: List[Dict] = [
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
     {"label": "PHONE", "pattern": [_DOTTED_PHONE]},
     {"label": "PHONE", "id": SPACED_PHONE_ID, "pattern": _SPACED_PHONE},
+    # an internal extension with its exchange digit, no cue needed ("julie x4-5678")
+    {"label": "PHONE", "pattern": [{"TEXT": {"REGEX": r"(?i)^x\d{1,2}$"}}, _HY, _D(4)]},
     *(_cue(["fax"], p, "FAX") for p in _PHONES),
     *(_cue(["faxed", "to"], p, "FAX") for p in _PHONES),
     *(_cue(cue, p, "PHONE") for cue in _PHONE_CUES for p in _SHORT_PHONES[:1]),

@@ -98,7 +98,9 @@ class PlaceSurrogates:
             return "state"
         if lab in ("STREET", "STREET_ADDRESS", "ADDRESS") or _STREET_RE.match(text):
             return "street"
-        if lab in ("STATE", "COUNTRY"):
+        # a detector's state or country label counts for a state code in any case ("quincy ma
+        # 02169"), not for a town it mislabels ("in Houston, Texas" with Houston as a STATE)
+        if lab in ("STATE", "COUNTRY") and text.strip().strip(".,").lower() in _not_phi(self.locale):
             return "state"
         if lab in ("HOSPITAL", "FAC") or _ORG_KIND_RE.search(text.strip()):
             return "facility"
