@@ -6,7 +6,7 @@ import spacy
 from spacy.tokens import Span
 
 import spacy_deid  # noqa: F401
-from spacy_deid.edits import add_edit, edits_as_records
+from spacy_deid.edits import add_edit, edits_as_records, get_edits
 from spacy_deid.surrogates.dates import parse_date
 from spacy_deid.surrogates.operators import Encryptor, merge_operators, operator_for, parse_operators, read_key
 
@@ -429,3 +429,24 @@ def test_a_year_with_an_apostrophe_and_a_lone_day_are_shifted():
     m = re.fullmatch(r"MI in '(\d\d), seen on the (\d{1,2}(?:st|nd|rd|th)), CABG in 2001\.", doc._.deid_text)
     assert m, doc._.deid_text
     assert m.group(1) != "94" and abs(int(m.group(1)) - 94) <= 2 and m.group(2) != "15th"
+
+
+@pytest.mark.parametrize(
+    "text,masked",
+    [
+        # a birth date more than 89 years before the note's other dates: aggregated, not shifted
+        ("DOB: 28-Dec-1907. Arrival: 21-Aug-2014.", True),
+        ("Date of birth 03/14/1920, seen 03/14/2015", True),
+        # a younger patient's birth date is shifted; an old date that is no birth date too
+        ("DOB: 28-Dec-1947. Arrival: 21-Aug-2014.", False),
+        ("Father died on 03/14/1920, seen 03/14/2015", False),
+    ],
+)
+def test_birth_dates_of_patients_over_89_are_not_written(text, masked):
+    doc = make_nlp()(text)
+    new = doc._.deid_text
+    old_date = next(e.text for e in get_edits(doc) if e._.deid_category == "DATE")
+    assert old_date not in new
+    assert ("[DATE]" in new) == masked, new
+    if not masked:
+        assert re.search(r"19\d\d", new)

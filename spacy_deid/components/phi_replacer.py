@@ -23,6 +23,7 @@ stored in the pipeline): names by patient (``patient_id`` of the record; the
 document without one; the corpus for clinicians), dates by patient, identifiers,
 contacts, places and organisations by the corpus.
 """
+import datetime as dt
 import re
 import warnings
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
@@ -267,6 +268,10 @@ class PhiReplacer(Pipe):
                 shifted = DateShift("shift", shifted.text[1:], precision=shifted.precision)
             if shifted.action == "keep":
                 return None, KEEP
+            if shifted.date is not None and not shifted.yearless and _over_89_at_birth(span, shifted.date.year):
+                # Safe Harbor: a birth date of someone over 89 is aggregated into "90 or older",
+                # so it is not written back, shifted or not ("dob 28-dec-1907" in a 2014 note)
+                return mask(category), "MASK"
         if category in ("NAME", "LOCATION", "ORGANIZATION") and _eponym(span):
             return None, KEEP
         if category == "LOCATION":
@@ -392,6 +397,23 @@ class PhiReplacer(Pipe):
     def initialize(self, get_examples=None, *, nlp: Optional[Language] = None) -> None:
         """Nothing is fitted: the replacer has no corpus statistics."""
         return None
+
+
+# the words that make a date a birth date ("dob", "date of birth", "born on")
+_BIRTH_CUES = frozenset("dob d.o.b d.o.b. birth born birthdate birthday bday".split())
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2[01]\d\d)(?!\d)")
+
+
+def _over_89_at_birth(span: Span, year: int) -> bool:
+    """``span`` is a birth date (a birth cue in the four tokens before it) whose ``year``
+    is more than 89 years before the note's latest other year (the current year
+    when the note has none)."""
+    doc = span.doc
+    if not any(t.lower_.rstrip(":") in _BIRTH_CUES for t in doc[max(0, span.start - 4) : span.start]):
+        return False
+    others = [int(m.group(1)) for m in _YEAR.finditer(doc.text) if not span.start_char <= m.start() < span.end_char]
+    reference = max(others) if others else dt.date.today().year
+    return reference - year > 89
 
 
 _MEASUREMENT = re.compile(r"^(\d{1,4}|\d+(?:[.,:/]\d+)+)%?$")

@@ -1621,8 +1621,8 @@ class Gazetteer:
         low = t.lower_.rstrip(".")
         if _ADDRESS_NUMBER.match(t.text) or low in _ADDRESS_WORDS:
             return True
-        if not t.is_alpha:
-            return False
+        if not t.is_alpha or low in _CONTACT_CUE_WORDS:
+            return False  # "TEL 833.800.8402" on the line after the address: no town
         if is_not_phi_place(t.text) or STATE in self.tags(low) or low in WORD_STATE_CODES:
             return None
         if self.tags(low) & {CITY, COUNTY}:
@@ -1753,6 +1753,8 @@ _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units i
 ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
 # words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
 _ADDRESS_WORDS = frozenset("apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor".split())
+# the words that introduce a contact line after an address ("tel", "fax", "pgr")
+_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
 # name particles of streets and towns, inside an address only between two of its words
 _ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
 # house numbers, postal codes and unit numbers: "6750", "12b", "b0j", "2h0", "d-12345"
