@@ -610,6 +610,8 @@ def _address_spans(nlp, text):
         ("next of kin: son, 44 elm st, quincy ma 02169.", [("quincy", "CITY"), ("02169", "ZIP")]),
         # a place the lists know stays theirs
         ("lives at 12 oak road, 02139 boston", [("12 oak road, 02139", "STREET"), ("boston", "CITY")]),
+        # a foreign street word and the house number before it
+        ("billing address: 11 via goffredo mameli 149 suite 268", [("11 via goffredo mameli 149 suite 268", "STREET")]),
         # a contact line after the address is no town
         ("018 robert fields, pereztown, ri 02860\ntel 833.800.8402  fax: 671.637.3070", [("pereztown", "CITY"), ("02860", "ZIP")]),
     ],

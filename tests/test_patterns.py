@@ -102,6 +102,7 @@ def variants(text):
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
         ("Lives at 9629 Richard Lake", [("9629 Richard Lake", "STREET")]),
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),
+        ("Sent to 52 Rua Joaquim, then 22 Avda. Alameda", [("52 Rua Joaquim", "STREET"), ("22 Avda. Alameda", "STREET")]),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
         # licences, plates, vehicles, devices and clinicians' numbers after their cue
@@ -135,6 +136,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "GCS 15, 5 mg/kg, INR 1.2, 1400 kcal, 0700-1900 shift, 100 mL/hr",
         "BP 120 80 HR 60, vitals 120 80 60 95 18, glucose 120 135 150 160",
         "Dl 2 of fluid, plate 3 of 4, serial 2 views, vin 12 pts",
+        "Tube feeds at 40 via PEG 60 ml/hr, gave 2 via NGT",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

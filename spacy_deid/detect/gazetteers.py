@@ -1651,7 +1651,7 @@ class Gazetteer:
         return self._address_word(doc, k)
 
     def address_runs(
-        self, doc: Doc, anchors: Iterable[Span], blocked: Iterable[Span] = (), max_left: int = 4, max_right: int = 12
+        self, doc: Doc, anchors: Iterable[Span], blocked: Iterable[Span] = (), max_left: int = 6, max_right: int = 12
     ) -> List[Span]:
         """Complete the address pieces the patterns found (``anchors``: STREET and
         ZIP spans) with the parts around them that no pattern knows, in any letter
@@ -1752,7 +1752,10 @@ _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units i
 # the labels of address pieces that address_runs completes
 ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
 # words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
-_ADDRESS_WORDS = frozenset("apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor".split())
+_ADDRESS_WORDS = frozenset(
+    "apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor "
+    "via rue rua calle avenida avda strada viale piazza carrer calea ulica".split()
+)
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
 _CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
 # name particles of streets and towns, inside an address only between two of its words

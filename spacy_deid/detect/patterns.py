@@ -101,6 +101,10 @@ STREET_SUFFIXES = [
     "highway", "hwy", "parkway", "pkwy", "terrace", "court", "circle", "trail", "route", "rte", "pike",
     "way", "plaza", "square", "turnpike", "tpke", "expressway",
 ]
+# the words before a street's name in other countries ("rue", "rua", "calle", "avda.", "ul.")
+_STREET_PREFIXES = [
+    "rue", "rua", "calle", "avenida", "avda", "strada", "viale", "piazza", "carrer", "calea", "avenue", "ul", "ulica",
+]
 # state codes that are also English words or common abbreviations in lower case (public:
 # the gazetteers' "town, st" rule reads them too)
 WORD_STATE_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa ga va".split())
@@ -367,9 +371,17 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
     # streets written the European way: "rue de la paix 12", "friedhofstrasse 33"
     {"label": "STREET", "pattern": [
-        {"LOWER": {"IN": ["rue", "rua", "calle", "avenida", "strada", "viale", "piazza", "carrer", "calea", "avenue"]}},
+        {"LOWER": {"IN": _STREET_PREFIXES}},
         {"IS_ALPHA": True, "OP": "{1,3}"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    # ... with the house number first: "52 rua joaquim de oliveira", "22 avda. alameda" ("via"
+    # is no such word here: "gave 40 via peg 60 ml/hr")
+    {"label": "STREET", "pattern": [
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+        {"LOWER": {"IN": [w for w in _STREET_PREFIXES if w != "avenue"]}},
+        {"TEXT": ".", "OP": "?"},
+        {"IS_ALPHA": True, "IS_STOP": False, "OP": "{1,3}"},
     ]},
     {"label": "STREET", "pattern": [
         {"TEXT": {"REGEX": r"(?i)^[^\W\d_]{2,}(strasse|straße|weg|gasse|gade|vej|gatan|vägen|laan|straat|plein|utca|ulica|allee)$"}},
