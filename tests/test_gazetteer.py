@@ -678,6 +678,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # a kind of facility names no one
         ("FROM NURSING HOME (SUNNY ACRES)", ("NURSING HOME", "HOSPITAL"), []),
         ("dob 1/2/31", ("dob", "PATIENT"), []),
+        ("pt ssn is 078051120 per registration", ("ssn", "CITY"), []),
         # ICU shorthand is no name, however rare in English ("meds", "gtts", "plts")
         ("meds filled at cvs", ("meds filled", "HOSPITAL"), []),
         ("titrating gtts per team", ("gtts", "DOCTOR"), []),
@@ -696,6 +697,9 @@ def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
         ("email daughter at jane.doe88@gmail.com with update", ("jane.doe88@gmail.com", "HOSPITAL"), []),
         ("IP ADDRESS 192.168.10.45 LOGGED IN", ("ADDRESS 192.168.10.45", "DATE"), []),
         ("acct # 55012833 billing aware", ("55012833 billing aware", "STREET"), []),
+        # an age the patterns found is no part of a date; nor is a street
+        ("pt born 1924, now 92 yo", ("now 92", "DATE"), []),
+        ("pt's address 45 elm street, apt 2b, springfield", ("address 45 elm street, apt 2b", "DATE"), []),
         # a name beside a phone number stays the name
         ("son jim 617-555-0199 called", ("jim 617-555-0199", "PATIENT"), [("jim", "PATIENT")]),
         # an entity of the same category stays whole

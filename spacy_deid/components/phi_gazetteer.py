@@ -46,7 +46,8 @@ _WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday su
 # categories whose operators keep what reads as no PHI (ages under 90, durations, bare years)
 _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # the categories the pattern ruler finds by their form, which win over a NER entity of another
-_STRUCTURED = frozenset({"CONTACT", "ID"})
+# ("now 92" as a DATE holds the age 92, which the date operator would keep)
+_STRUCTURED = frozenset({"CONTACT", "ID", "AGE"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
@@ -518,25 +519,30 @@ class PhiGazetteer(Pipe):
             doc.ents = out
 
     def _without_structured(self, doc: Doc, entities: List[Span]) -> List[Span]:
-        """The entities cut around the contacts and identifiers of the pattern ruler
-        (``patterns_key``) that they hold when their own category is another: a NER
-        trained on tidy notes calls "ADDRESS 192.168.10.45" a DATE and "55012833
-        billing aware" a STREET, and the replacer, which takes the longest span,
-        would write a date or a street for them. The words left on either side keep
-        the entity's label and are checked by their form like any entity."""
+        """The entities cut around the contacts, identifiers and ages of the pattern
+        ruler (``patterns_key``) that they hold when their own category is another,
+        and dates around its streets and postal codes: a NER trained on tidy notes
+        calls "ADDRESS 192.168.10.45" and "now 92" dates and "55012833 billing aware" a
+        street, and the replacer, which takes the longest span, would write a date or
+        a street for them (or keep "now 92" as no date). The words left on either side
+        keep the entity's label and are checked by their form like any entity."""
         if not self.patterns_key or self.patterns_key not in doc.spans:
             return entities
-        structured = [
-            sp for sp in doc.spans[self.patterns_key]
-            if category_of(sp.label_, self._label_map) in _STRUCTURED
-        ]
-        if not structured:
+        found = [(sp, category_of(sp.label_, self._label_map)) for sp in doc.spans[self.patterns_key]]
+        found = [(sp, cat) for sp, cat in found if cat in _STRUCTURED or cat == "LOCATION"]
+        if not found:
             return entities
         out: List[Span] = []
         for ent in entities:
             category = category_of(ent.label_, self._label_map)
-            inside = [sp for sp in structured if ent.start < sp.end and sp.start < ent.end]
-            if category in _STRUCTURED or not inside:
+            # contacts, ids and ages win over any other category; streets and postal codes over
+            # a date ("address 45 Elm Street, Apt 2B" as a DATE)
+            inside = [
+                sp for sp, cat in found
+                if ent.start < sp.end and sp.start < ent.end and cat != category
+                and (cat in _STRUCTURED or category == "DATE")
+            ]
+            if not inside:
                 out.append(ent)
                 continue
             i = ent.start

@@ -267,6 +267,8 @@ class PhiReplacer(Pipe):
             if apostrophe and shifted.action == "shift":
                 shifted = DateShift("shift", shifted.text[1:], precision=shifted.precision)
             if shifted.action == "keep":
+                if text.isdigit() and len(text) == 4 and _over_89_at_birth(span, int(text)):
+                    return mask(category), "MASK"  # "born 1924" in a note of 2016: the year tells the age
                 return None, KEEP
             if shifted.date is not None and not shifted.yearless and _over_89_at_birth(span, shifted.date.year):
                 # Safe Harbor: a birth date of someone over 89 is aggregated into "90 or older",

@@ -300,6 +300,14 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "IDNUM", "pattern": [_D(4), _D(4), _D(4), _D(4)]},
     {"label": "IDNUM", "pattern": [_D(4), _HY, _D(4), _HY, _D(4), _HY, _D(4)]},
     {"label": "IDNUM", "pattern": [_D(4), _D(6), _D(5)]},
+    # a year of birth (not PHI alone; the replacer masks one that tells an age over 89)
+    {"label": "DATE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["born", "dob", "d.o.b.", "birth"]}}, {"LOWER": {"IN": ["in", ":", "year"]}, "OP": "*"},
+        {"TEXT": {"REGEX": r"^(18|19|20)\d\d$"}},
+    ]},
+    # a record number written against its cue: "mrn#1234567", "acct#7654321"
+    {"label": "MRN", "pattern": [{"TEXT": {"REGEX": r"(?i)^(mrn|mr|pid)#\d{4,}$"}}]},
+    {"label": "IDNUM", "pattern": [{"TEXT": {"REGEX": r"(?i)^(acct|acc|id|ssn|member|policy)#\d{4,}$"}}]},
     # IP addresses
     {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$"}}]},
     {"label": "IP_ADDRESS", "pattern": [{"TEXT": {"REGEX": r"(?i)^[0-9a-f]{1,4}(:[0-9a-f]{0,4}){4,7}$"}}]},
