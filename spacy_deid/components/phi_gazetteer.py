@@ -308,11 +308,10 @@ class PhiGazetteer(Pipe):
                 if k < sp.start and doc[sp.start].is_title:
                     out.append(Span(doc, k, sp.end, label=NAME))
         # coordinated names, outwards from the names found (three rounds: "a, b and c")
-        for _ in range(3):
+        connectors = [i for i in range(1, n - 1) if doc[i].lower_ in {",", "&", "and"}]
+        for _ in range(3 if connectors else 0):
             added = []
-            for i in range(1, n - 1):
-                if not (doc[i].text in {",", "&"} or doc[i].lower_ == "and"):
-                    continue
+            for i in connectors:
                 for k, other in ((i + 1, i - 1), (i - 1, i + 1)):
                     # a word that goes on into a phrase is no name ("dr smith and green sputum")
                     phrase = k > i and k + 1 < n and doc[k + 1].is_alpha and not doc[k + 1].is_stop \

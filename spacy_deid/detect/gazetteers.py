@@ -926,12 +926,12 @@ class Gazetteer:
         return nxt is None or "\n" in doc[k].whitespace_ or not nxt.is_alpha
 
     # -------------------------------------------------------------- hospitals
-    def hospitals(self, doc: Doc, mixed_case: bool) -> List[Span]:
+    def hospitals(self, doc: Doc, mixed_case: bool, lowers: Optional[List[str]] = None) -> List[Span]:
         """HOSPITAL spans: name words + a hospital word, or a short name after a
         transfer cue; ORG spans: name words + a company word ("loqate inc")."""
         out: List[Span] = []
         n = len(doc)
-        lowers = [t.lower_ for t in doc]
+        lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
         i = 0
         while i < n:
             tail = self._hospital_tail(lowers, i)
@@ -1162,15 +1162,16 @@ class Gazetteer:
                 break
         return Span(doc, i, end, label=HOSPITAL)
 
-    def facilities_in_parentheses(self, doc: Doc) -> List[Span]:
+    def facilities_in_parentheses(self, doc: Doc, lowers: Optional[List[str]] = None) -> List[Span]:
         """HOSPITAL spans: the name in parentheses after a kind of facility ("FROM
         NURSING HOME (SUNNY ACRES)", "d/c to rehab (hebrew senior life)"), one to
         four words of any kind; not clinical terms, roles, calendar words or
         generic ones ("rehab (snf)", "home (with wife)", "facility (today)")."""
         out: List[Span] = []
         n = len(doc)
+        lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
         for i in range(1, n - 2):
-            if doc[i].text != "(" or doc[i - 1].lower_ not in _FACILITY_WORDS:
+            if lowers[i] != "(" or lowers[i - 1] not in _FACILITY_WORDS:
                 continue
             end = i + 1
             while end < n and end - i <= 5 and doc[end].text != ")" and (
@@ -1188,7 +1189,7 @@ class Gazetteer:
                 out.append(Span(doc, i + 1, end, label=HOSPITAL))
         return out
 
-    def cross_streets(self, doc: Doc) -> List[Span]:
+    def cross_streets(self, doc: Doc, lowers: Optional[List[str]] = None) -> List[Span]:
         """STREET spans: the two streets of a corner or intersection ("lives on the
         corner of elm and main", "the corner of dalbraut 99 and frederikke coves"):
         after "corner of" or "intersection of", one to five words or numbers on the
@@ -1198,7 +1199,7 @@ class Gazetteer:
         and the mouth are ordinary words."""
         out: List[Span] = []
         n = len(doc)
-        lowers = [t.lower_ for t in doc]
+        lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
 
         def street_end(j: int) -> int:
             end = j
@@ -1235,7 +1236,7 @@ class Gazetteer:
                 out += streets
         return out
 
-    def employers(self, doc: Doc, mixed_case: bool) -> List[Span]:
+    def employers(self, doc: Doc, mixed_case: bool, lowers: Optional[List[str]] = None) -> List[Span]:
         """ORG spans: the name after an employer cue (``EMPLOYER_CUES``: "i work for
         rapid cycle solutions", "WORKS AT MBTA", "employed by Lending Club"), one to
         four words on the cue's line, to the first punctuation, stop word or time
@@ -1247,7 +1248,7 @@ class Gazetteer:
         prescriptions at the rite aid on ..."), not a generic word ("at the pharmacy")."""
         out: List[Span] = []
         n = len(doc)
-        lowers = [t.lower_ for t in doc]
+        lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
         for i in range(1, n - 1):
             pharmacy = (lowers[i - 1], lowers[i]) in PHARMACY_CUES
             if not pharmacy and (lowers[i - 1], lowers[i]) not in EMPLOYER_CUES:
@@ -1726,11 +1727,12 @@ class Gazetteer:
         """All gazetteer spans of ``doc``, overlaps resolved (longest first)."""
         mixed_case = is_mixed_case(doc)
         titled, names = self.names(doc, mixed_case)
+        lowers = [t.lower_ for t in doc]
         spans = (
-            self.others(doc) + self.hospitals(doc, mixed_case) + titled + self.initialled_names(doc, mixed_case)
+            self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
-            + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case)
-            + self.cross_streets(doc) + self.facilities_in_parentheses(doc)
+            + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
+            + self.cross_streets(doc, lowers) + self.facilities_in_parentheses(doc, lowers)
         )
         # a kind of facility names no one ("from nursing home", "to rehab facility")
         spans = [
