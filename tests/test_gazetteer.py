@@ -308,6 +308,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
         ("works at a bank, works for the city, retired from teaching", []),
         ("works at home as a cashier", []),
+        # a stay somewhere names the place, not an ordinary word
+        ("per wife pt was at brigham last month", [("brigham", "HOSPITAL")]),
+        ("pt was at baseline, was at goal", []),
         # the name in parentheses after a kind of facility
         ("from nursing home (sunny acres), lives w/ daughter", [("sunny acres", "HOSPITAL")]),
         ("d/c to rehab (snf) in am, back to home (with wife)", []),
@@ -679,6 +682,11 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("FROM NURSING HOME (SUNNY ACRES)", ("NURSING HOME", "HOSPITAL"), []),
         ("dob 1/2/31", ("dob", "PATIENT"), []),
         ("pt ssn is 078051120 per registration", ("ssn", "CITY"), []),
+        # a role word inside a name entity parts two people; a language is no name
+        ("PT'S FAMILY: WIFE GRACE, SONS TIM & PAUL", ("GRACE, SONS TIM", "PATIENT"), [("GRACE", "PATIENT"), ("TIM", "PATIENT")]),
+        ("pt speaks portuguese, son translates", ("speaks portuguese", "PATIENT"), []),
+        # a hospital ends before "vs."
+        ("pt to go to hebrew senior life vs. home", ("hebrew senior life vs. home", "HOSPITAL"), [("hebrew senior life", "HOSPITAL")]),
         # ICU shorthand is no name, however rare in English ("meds", "gtts", "plts")
         ("meds filled at cvs", ("meds filled", "HOSPITAL"), []),
         ("titrating gtts per team", ("gtts", "DOCTOR"), []),

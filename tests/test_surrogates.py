@@ -178,6 +178,17 @@ def test_the_particles_of_a_surname_go_with_it(text, words):
         assert new.count(",") == 1 and not new[0].islower()
 
 
+def test_a_name_surrogate_never_sounds_like_the_name():
+    from spacy_deid.surrogates.names import _sounds_like
+
+    assert _sounds_like("Kathy", "Cathy") and _sounds_like("Jon", "John") and _sounds_like("Smith", "Smyth")
+    assert not _sounds_like("John", "Mary") and not _sounds_like("Lee", "Li")
+    names = NameSurrogates(KEYER)
+    for name in ("Kathy", "Cathy", "Jon", "Ann", "Smith", "Lee", "Ed", "Mary"):
+        for scope in ("p1", "p2", "p3", "p4"):
+            assert not _sounds_like(names.replace(name, scope), name)
+
+
 def test_name_gender_follows_the_first_name():
     female, male, _ = name_lists()
     names = NameSurrogates(KEYER)

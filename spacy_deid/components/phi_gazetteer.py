@@ -58,7 +58,7 @@ _NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter
 # runs the name on over them in single-case notes
 _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
-evening afternoon am pm via went came left arrived returned followed transferred
+evening afternoon am pm via went came left arrived returned followed transferred vs vs. versus
 """.split())
 # stop words that may stand inside a place or organisation's name ("bank of america",
 # "eye and ear infirmary", "hospital for special surgery" after a kind word only)
@@ -329,7 +329,8 @@ class PhiGazetteer(Pipe):
         low = t.lower_
         return (
             t.is_alpha and not t.is_stop and NAME in self._gazetteer.tags(low)
-            and not self._gazetteer.clinical_term(low) and low not in ROLES and low not in TITLES
+            and not self._gazetteer.clinical_term(low) and low not in TITLES
+            and low not in ROLES and low.rstrip("s") not in ROLES  # "WIFE GRACE, SONS TIM"
             and (not mixed_case or t.is_title)
         )
 
@@ -361,6 +362,7 @@ class PhiGazetteer(Pipe):
         names = [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
         entities = self._without_names(doc, [sp for sp in names if self._gazetteer.listed_person(sp)])
         entities = self._without_structured(doc, entities)
+        entities = self._without_inner_roles(doc, entities)
         changed = len(entities) != len(doc.ents) or any(a is not b for a, b in zip(entities, doc.ents))
         for ent in entities:
             category = category_of(ent.label_, self._label_map)
@@ -516,6 +518,26 @@ class PhiGazetteer(Pipe):
                     start = i + 1
         if changed:
             doc.ents = out
+
+    def _without_inner_roles(self, doc: Doc, entities: List[Span]) -> List[Span]:
+        """Name entities cut at a role word inside them ("GRACE, SONS TIM" of "WIFE
+        GRACE, SONS TIM & PAUL": two people, and "SONS" is no name); a role word at the
+        start is trimmed later, with the other leading words."""
+        out: List[Span] = []
+        for ent in entities:
+            if category_of(ent.label_, self._label_map) != "NAME" or len(ent) < 3:
+                out.append(ent)
+                continue
+            start = ent.start
+            for i in range(ent.start + 1, ent.end):
+                low = doc[i].lower_
+                if low in ROLES or low.endswith("s") and low[:-1] in ROLES:
+                    if start < i:
+                        out.append(Span(doc, start, i, label=ent.label))
+                    start = i + 1
+            if start < ent.end:
+                out.append(ent if start == ent.start else Span(doc, start, ent.end, label=ent.label))
+        return out
 
     def _without_structured(self, doc: Doc, entities: List[Span]) -> List[Span]:
         """The entities cut around the contacts, identifiers and ages of the pattern

@@ -210,6 +210,10 @@ TRANSFER_CUES = frozenset(
         "airlifted to", "medflighted to", "flown to", "referred to", "referred from", "works at",
         "evaluated at", "assessed at", "examined at", "presented at", "hospitalized at", "hospitalised at",
         "consulted at", "managed at", "delivered at", "care at", "visit at", "appointment at", "appt at",
+        # a stay somewhere ("per wife pt was at brigham last month"): what follows is a place
+        # only when it is no ordinary word ("was at baseline", "was at goal" stay)
+        "was at", "were at", "been at", "stayed at", "stay at", "admission at", "dialysis at", "rehab at",
+        "surgery at", "procedure at", "done at", "pcp at",
     )
 )
 # one-word cues: weaker, a name after them must look like one (an acronym or a capitalised

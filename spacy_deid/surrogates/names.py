@@ -38,6 +38,25 @@ def name_lists(locale: str = "en_US") -> Tuple[Tuple[str, ...], Tuple[str, ...],
     return female, male, last
 
 
+def _sounds_like(a: str, b: str) -> bool:
+    """Two names too close for one to stand for the other: equal, one letter apart, or
+    equal once "k"/"c", "ph"/"f", "y"/"i" and doubled letters are folded ("Kathy" and
+    "Cathy", "Jon" and "John", "Ann" and "Anne"). Hand-written: no kept phonetic
+    library is a dependency, and this is all a surrogate needs to avoid."""
+
+    def fold(w: str) -> str:
+        w = w.lower().replace("ph", "f").replace("k", "c").replace("y", "i").replace("h", "")
+        return re.sub(r"(.)\1+", r"\1", w)
+
+    a, b = a.lower(), b.lower()
+    if a == b or fold(a) == fold(b):
+        return True
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) <= 1
+    short, long_ = sorted((a, b), key=len)
+    return len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
 def case_like(word: str, original: str, title: bool = True) -> str:
     """``word`` written with the case pattern of ``original``: UPPER, lower, or
     else Title case (``title``) or as it is."""
@@ -91,7 +110,7 @@ class NameSurrogates:
         pool = self._pool(role, core)
         for attempt in range(8):
             new = self.keyer.choice(pool, "name", scope, role, core.lower(), attempt)
-            if new.lower() != core.lower():
+            if not _sounds_like(new, core):
                 return case_like(new, core) + dot
         return case_like("Morgan" if core.lower() != "morgan" else "Taylor", core) + dot
 
