@@ -685,6 +685,9 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # a role word inside a name entity parts two people; a language is no name
         ("PT'S FAMILY: WIFE GRACE, SONS TIM & PAUL", ("GRACE, SONS TIM", "PATIENT"), [("GRACE", "PATIENT"), ("TIM", "PATIENT")]),
         ("pt speaks portuguese, son translates", ("speaks portuguese", "PATIENT"), []),
+        # in mixed-case text, a capital only as a sentence's first word makes no name
+        ("Doppler Color Flow Imaging is Normal.  Pulmonary outflow is normal.", ("Pulmonary outflow", "PATIENT"), []),
+        ("Seen Today By Cardiology. John smith called.", ("John smith", "PATIENT"), [("John smith", "PATIENT")]),
         # a hospital ends before "vs."
         ("pt to go to hebrew senior life vs. home", ("hebrew senior life vs. home", "HOSPITAL"), [("hebrew senior life", "HOSPITAL")]),
         # ICU shorthand is no name, however rare in English ("meds", "gtts", "plts")

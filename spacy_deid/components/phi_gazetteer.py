@@ -38,6 +38,7 @@ from spacy_deid.detect.gazetteers import (
 )
 from spacy_deid.detect.gazetteers import MIDDLE_INITIAL, has_title_before, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
+from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
@@ -51,7 +52,7 @@ _STRUCTURED = frozenset({"CONTACT", "ID", "AGE"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
-_NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el st st. mc mac".split())
+_NAME_PARTICLES = NAME_PARTICLES | frozenset("st st. mc mac".split())
 # words after which a note goes on past a place or organisation's name: time words, "via",
 # verbs of coming and going ("went to ferncliff last week", "to icu, went to or", "arrived
 # from pinecrest via ambulance", "transferred to sjmc tonight"); a NER trained on tidy notes

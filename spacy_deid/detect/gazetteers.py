@@ -31,6 +31,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, reads_as_ratio
+from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import is_not_phi_place
 
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
@@ -383,6 +384,15 @@ def is_mixed_case(doc: Doc) -> bool:
         upper = sum(c.isupper() for c in letters)
         cached = doc.user_data[_MIXED_CASE_KEY] = bool(letters) and 0.05 < upper / len(letters) < 0.6
     return cached
+
+
+def _starts_sentence(doc: Doc, i: int) -> bool:
+    """``doc[i]`` is the first word of its sentence or line: the pipelines have no
+    sentence splitter, so a period, "?", "!", ":" or a line break before it tells."""
+    k = i - 1
+    while k >= 0 and doc[k].is_space and "\n" not in doc[k].text:
+        k -= 1
+    return k < 0 or doc[k].text in {".", "?", "!", ":"} or "\n" in doc[k].text or "\n" in doc[k].whitespace_
 
 
 def _lower(doc: Doc, i: int) -> str:
@@ -1447,6 +1457,12 @@ class Gazetteer:
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
             return True  # "i. frank", "Jack B."
+        if category == "NAME" and words[0].is_title and _starts_sentence(doc, words[0].i) and len(words) > 1 and any(
+            t.is_lower and t.lower_ not in NAME_PARTICLES and not self.tags(t.lower_) for t in words[1:]
+        ):
+            # "Pulmonary outflow is normal": capitalised only as a sentence's first word, with
+            # lower-case words after it that no list names
+            return False
         if category == "NAME" and all(t.lower_.rstrip(".") in _CONTEXT_WORDS for t in words):
             return False  # "son", "dr": the cue, not the name ("son will in to visit")
         if category == "NAME" and len(words) == 1 and self.is_common(words[0].lower_) and span.start > 0 \

@@ -21,8 +21,8 @@ TITLES = {
     "jr", "sr", "ii", "iii", "iv", "lpn", "cnp", "aprn", "mph", "facs", "facp", "sir", "madam", "nurse",
 }
 # name parts: letters with inner apostrophes/periods ("O'Brien", "St."); hyphens split parts
-# lower-case particles inside a name ("van der Voet", "de la Cruz")
-_PARTICLES = frozenset("van von de del della der den da di du la le ten ter".split())
+# lower-case particles inside a name ("van der Voet", "de la Cruz"; the detectors read them too)
+NAME_PARTICLES = frozenset("van von de del della der den da di du la le ten ter bin ibn al el".split())
 _PART_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?\.?")
 
 
@@ -124,7 +124,7 @@ class NameSurrogates:
         # the particles of a surname ("van der" of "Paul van der Voet") go with it: the
         # surrogate surname stands for them all, and they are left out
         particle = [
-            i < len(parts) - 1 and m.group(0).lower() in _PARTICLES and (i > 0 or m.group(0).islower())
+            i < len(parts) - 1 and m.group(0).lower() in NAME_PARTICLES and (i > 0 or m.group(0).islower())
             for i, m in enumerate(parts)
         ]
         named = [m for m, p in zip(parts, particle) if not p]
