@@ -674,8 +674,9 @@ class FrequencyMasker(Pipe):
         for ent in doc.ents:
             removed[ent.start : ent.end] = True
         n = len(doc)
-        for i in range(1, n - 1):
-            if removed[i] or not removed[i - 1] or not MIDDLE_INITIAL.match(doc[i].text):
+        # only a kept token right after a removed one can be such an initial
+        for i in (np.flatnonzero(removed[:-2] & ~removed[1:-1]) + 1).tolist():
+            if not MIDDLE_INITIAL.match(doc[i].text):
                 continue
             nxt = i + 1 + (i + 2 < n and doc[i + 1].text == ".")
             if nxt < n and removed[nxt] and "\n" not in doc[i - 1 : nxt + 1].text:
