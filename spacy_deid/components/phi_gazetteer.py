@@ -11,7 +11,7 @@ with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``)
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
 import functools
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 import srsly
 from spacy.language import Language
@@ -90,6 +90,29 @@ patterns_key = "phi_patterns"
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 
+def _is_role(low: str) -> bool:
+    """A role word or its plural ("son", "SONS", "daughters")."""
+    return low in ROLES or (low.endswith("s") and low[:-1] in ROLES)
+
+
+def _pieces(doc: Doc, ent: Span, drop: Callable[[int], bool], break_after: Callable[[int], bool] = lambda i: False) -> List[Span]:
+    """The runs of ``ent``'s tokens that ``drop`` keeps, each ending too after a token
+    ``break_after`` marks, with ``ent``'s label (``ent`` itself when nothing is cut)."""
+    out: List[Span] = []
+    start = ent.start
+    for i in range(ent.start, ent.end):
+        if drop(i):
+            if start < i:
+                out.append(Span(doc, start, i, label=ent.label))
+            start = i + 1
+        elif break_after(i):
+            out.append(Span(doc, start, i + 1, label=ent.label))
+            start = i + 1
+    if start < ent.end:
+        out.append(ent if start == ent.start else Span(doc, start, ent.end, label=ent.label))
+    return out
+
+
 def _outside_longer(run: Span, entities) -> List[Span]:
     """The parts of an address run that no longer NER entity covers: the replacer
     takes the longest span, so where an entity longer than the run overlaps it the
@@ -99,20 +122,7 @@ def _outside_longer(run: Span, entities) -> List[Span]:
     if not longer:
         return [run]
     covered = {i for e in longer for i in range(e.start, e.end)}
-    pieces: List[Span] = []
-    i = run.start
-    while i < run.end:
-        if i in covered:
-            i += 1
-            continue
-        j = i
-        while j < run.end and j not in covered:
-            j += 1
-        piece = Span(run.doc, i, j, label=run.label)
-        if any(c.isalnum() for c in piece.text):
-            pieces.append(piece)
-        i = j
-    return pieces
+    return [piece for piece in _pieces(run.doc, run, covered.__contains__) if any(c.isalnum() for c in piece.text)]
 
 
 def _has_digit(text: str) -> bool:
@@ -331,7 +341,7 @@ class PhiGazetteer(Pipe):
         return (
             t.is_alpha and not t.is_stop and NAME in self._gazetteer.tags(low)
             and not self._gazetteer.clinical_term(low) and low not in TITLES
-            and low not in ROLES and low.rstrip("s") not in ROLES  # "WIFE GRACE, SONS TIM"
+            and not _is_role(low)  # "WIFE GRACE, SONS TIM"
             and (not mixed_case or t.is_title)
         )
 
@@ -510,13 +520,7 @@ class PhiGazetteer(Pipe):
                 out.append(ent)
                 continue
             changed = True
-            start = ent.start
-            for i in range(ent.start, ent.end + 1):
-                if i == ent.end or doc[i].is_space or "\n" in doc[i].whitespace_:
-                    end = i if i == ent.end or doc[i].is_space else i + 1
-                    if start < end:
-                        out.append(Span(doc, start, end, label=ent.label))
-                    start = i + 1
+            out += _pieces(doc, ent, lambda i: doc[i].is_space, lambda i: "\n" in doc[i].whitespace_)
         if changed:
             doc.ents = out
 
@@ -529,15 +533,7 @@ class PhiGazetteer(Pipe):
             if category_of(ent.label_, self._label_map) != "NAME" or len(ent) < 3:
                 out.append(ent)
                 continue
-            start = ent.start
-            for i in range(ent.start + 1, ent.end):
-                low = doc[i].lower_
-                if low in ROLES or low.endswith("s") and low[:-1] in ROLES:
-                    if start < i:
-                        out.append(Span(doc, start, i, label=ent.label))
-                    start = i + 1
-            if start < ent.end:
-                out.append(ent if start == ent.start else Span(doc, start, ent.end, label=ent.label))
+            out += _pieces(doc, ent, lambda i: i > ent.start and _is_role(doc[i].lower_))
         return out
 
     def _without_structured(self, doc: Doc, entities: List[Span]) -> List[Span]:
@@ -567,13 +563,8 @@ class PhiGazetteer(Pipe):
             if not inside:
                 out.append(ent)
                 continue
-            i = ent.start
-            for sp in sorted(inside, key=lambda sp: sp.start):
-                if i < sp.start:
-                    out.append(Span(doc, i, sp.start, label=ent.label))
-                i = max(i, sp.end)
-            if i < ent.end:
-                out.append(Span(doc, i, ent.end, label=ent.label))
+            taken = {i for sp in inside for i in range(sp.start, sp.end)}
+            out += _pieces(doc, ent, taken.__contains__)
         return out
 
     def _leading_word(self, token) -> bool:
