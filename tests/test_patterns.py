@@ -82,6 +82,8 @@ def variants(text):
         ("seen April 4 '23", [("April 4 '23", "DATE")]),
         ("Surgery in March.", [("March", "DATE")]),
         ("Scheduled for the 5th of March", [("5th of March", "DATE")]),
+        ("Seen March third and again on the twenty-fourth of March", [("March third", "DATE"), ("twenty-fourth of March", "DATE")]),
+        ("Fell on the third of May, seen March twenty first", [("third of May", "DATE"), ("March twenty first", "DATE")]),
         ("Visited on the 15th of January 2022?", [("15th of January 2022", "DATE")]),
         ("Seen on Oct. 13th, 2022 and on Apr. 2nd", [("Oct. 13th, 2022", "DATE"), ("Apr. 2nd", "DATE")]),
         ("Seen 1978-07-13 07:00:28", [("1978-07-13 07:00:28", "DATE")]),
@@ -138,6 +140,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "BP 120 80 HR 60, vitals 120 80 60 95 18, glucose 120 135 150 160",
         "Dl 2 of fluid, plate 3 of 4, serial 2 views, vin 12 pts",
         "Tube feeds at 40 via PEG 60 ml/hr, gave 2 via NGT",
+        "Second dose given, third time this week, on the fourth day, first of many",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

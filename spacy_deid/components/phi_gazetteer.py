@@ -61,6 +61,9 @@ _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
 evening afternoon am pm via went came left arrived returned followed transferred vs vs. versus
 """.split())
+_TIME_UNITS = frozenset("""
+min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos month months yr yrs year years
+""".split())
 # stop words that may stand inside a place or organisation's name ("bank of america",
 # "eye and ear infirmary", "hospital for special surgery" after a kind word only)
 _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
@@ -345,12 +348,18 @@ class PhiGazetteer(Pipe):
             and (not mixed_case or t.is_title)
         )
 
-    @staticmethod
-    def _ends_place(doc: Doc, i: int) -> bool:
+    def _ends_place(self, doc: Doc, i: int) -> bool:
         """``doc[i]`` is no part of the place or organisation name before it."""
         t = doc[i]
         low = t.lower_
         if low in _AFTER_PLACE_WORDS:
+            return True
+        # a comma and clinical shorthand ("hx of tx at dfci, onc dr. x"); not a state after a town
+        if low == "," and i + 1 < len(doc) and self._gazetteer.clinical_term(doc[i + 1].lower_) \
+                and not self._gazetteer.tags(doc[i + 1].lower_):
+            return True
+        # a number of time units ("mt auburn 2 weeks ago")
+        if t.like_num and i + 1 < len(doc) and doc[i + 1].lower_ in _TIME_UNITS:
             return True
         if not t.is_stop or low in _INNER_STOP_WORDS or low in _NAME_PARTICLES:
             return False
@@ -430,6 +439,17 @@ class PhiGazetteer(Pipe):
             # ("JENNIFER BROWN BROUGHT CLOTHES", "mary took pt"): such a word ends a name
             if category == "NAME" and not mixed_case:
                 end = next((k for k in range(start + 1, end) if self._gazetteer.after_name_word(doc[k])), end)
+            # nor over a modal before a verb ("son mark will call", "daughter may visit"): the
+            # name ends before the modal; a modal that starts the entity stays (may is a name too)
+            if category == "NAME":
+                modal = next((k for k in range(start, end - 1) if self._gazetteer.modal_before_verb(doc, k)), None)
+                if modal is not None:
+                    end = max(modal, start + 1)
+            # in single-case notes, nor a place or organisation over a verb form after it
+            # ("sister from revere visited")
+            while category in ("LOCATION", "ORGANIZATION") and not mixed_case and end - start > 1 \
+                    and self._gazetteer.after_name_word(doc[end - 1]):
+                end -= 1
             # an organisation or place runs on over a hospital word right after it ("brigham
             # and women" + "'s hospital", "georgetown" + "med")
             if category in ("ORGANIZATION", "LOCATION") and end == ent.end:
@@ -445,7 +465,9 @@ class PhiGazetteer(Pipe):
             ]
             if cued:
                 (start, end), label, category = (cued[0].start, cued[0].end), self.vocab.strings.add(NAME), "NAME"
-            elif category in ("ORGANIZATION", "LOCATION") and self._gazetteer.initialled_person(doc[start:end]):
+            elif category in ("ORGANIZATION", "LOCATION") and (
+                self._gazetteer.initialled_person(doc[start:end]) or self._gazetteer.signed_person(doc[start:end])
+            ):
                 label, category = self.vocab.strings.add(NAME), "NAME"
             elif category in ("ORGANIZATION", "LOCATION") and (place := self._gazetteer.occupation_place(doc[start:end])) is not None:
                 # "retired boston police officer": a trade; the town before it stays a town

@@ -64,6 +64,7 @@ wife husband son daughter mother father mom dad sister brother friend partner sp
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
 law
+dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
@@ -95,7 +96,11 @@ LOCATION_CUES = frozenset(
         "lives in", "living in", "lived in", "resides in", "resident of", "moved to", "moved from",
         "born in", "native of", "home in", "is from", "originally from", "visiting from", "relocated to",
         "house in", "apartment in", "travelled to", "traveled to", "trip to", "vacation in",
+        "pt from", "patient from", "family from", "family in", "in from", "drove from", "lives near",
     )
+) | frozenset(
+    # where a relative lives or comes from: "son in worcester", "DTR IN WEST ROXBURY", "sister from revere"
+    (role, word) for role in ROLES - PATIENT_WORDS - {"law"} for word in ("in", "from")
 )
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
@@ -219,7 +224,10 @@ TRANSFER_CUES = frozenset(
 )
 # one-word cues: weaker, a name after them must look like one (an acronym or a capitalised
 # word in mixed-case text)
-TRANSFER_UNIGRAMS = frozenset("at from to visited".split())
+TRANSFER_UNIGRAMS = frozenset("at @ from to visited".split())
+# in single-case notes, the one-word cues after which a word no list has is a hospital's
+# short name when no other rule takes it ("PCP DR X @ BMC", "arrived from nebh"; not "to fax")
+_SINGLE_CASE_UNIGRAMS = frozenset("at @ from".split())
 # the words before an employer's name ("works for rapid cycle solutions", "employed by
 # Lending Club", "retired from verizon")
 EMPLOYER_CUES = frozenset(
@@ -415,6 +423,8 @@ def trade_words() -> FrozenSet[str]:
     )
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must".split())
+# base forms of verbs that spaCy lists as stop words ("son mark will call back", "may be")
+_BASE_STOP_VERBS = frozenset("be become call do get give go have keep make move put say see show take".split())
 # a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
 _APOSTROPHE_WORD = re.compile(r"^[^\W\d_]+['’][^\W\d_]{2,}$")
 
@@ -668,9 +678,7 @@ class Gazetteer:
                 break
             # a listed name that is a modal verb ends no run before a verb's base form
             # ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call"; not "JOHN MAY CALLED")
-            if j - i > 1 and j < n and doc[j - 1].lower_ in _MODALS and doc[j].is_alpha and not doc[j].is_stop \
-                    and self.is_common(doc[j].lower_) and not doc[j].lower_.endswith("ed") \
-                    and NAME not in self.tags(doc[j].lower_):
+            if j - i > 1 and self.modal_before_verb(doc, j - 1):
                 j -= 1
             run = [k for k in range(i, j) if _word_form(doc[k]) and len(doc[k].text) > 1]
             if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
@@ -833,12 +841,29 @@ class Gazetteer:
             if end > span.end:
                 out.append(Span(doc, span.start, end, label=HOSPITAL))
                 continue
+            span = self._hyphened_places(doc, span)
             out.append(span)
             # the state code after a town ("atlanta, ga", "BROOKLYN, NY"): a place in any case
             code = self._state_code_after(doc, span) if span.label_ != STATE else None
             if code is not None:
                 out.append(Span(doc, code, code + 1, label=STATE))
         return out
+
+    def _hyphened_places(self, doc: Doc, span: Span) -> Span:
+        """A place taken with a listed place joined to it by a hyphen is one name
+        ("NEWTON-WELLESLEY", "wilkes-barre"), however ordinary that place is alone
+        ("newton", "barre")."""
+        start, end = span.start, span.end
+        n = len(doc)
+        while end + 1 < n and doc[end].text == "-" and not doc[end - 1].whitespace_ and self._place_word(doc, end + 1):
+            end += 2
+        while start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ and self._place_word(doc, start - 2):
+            start -= 2
+        return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+
+    def _place_word(self, doc: Doc, k: int) -> bool:
+        t = doc[k]
+        return t.is_alpha and bool(self.tags(t.lower_) & set(PLACE_LABELS)) and not self.clinical_term(t.lower_)
 
     def _state_code_after(self, doc: Doc, span: Span) -> Optional[int]:
         """The index of a two-letter state code right after ``span`` and a comma
@@ -1484,8 +1509,8 @@ class Gazetteer:
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
                 return True
         if category == "NAME":
-            if all(t.lower_.endswith(("ing", "ed")) for t in words):
-                return False  # a verb after a role word: "brother flying in", "wife crying"
+            if all(t.lower_.endswith(("ing", "ed")) or self.after_name_word(t) for t in words):
+                return False  # a verb after a role word: "brother flying in", "wife drove in"
             # ordinary words only: a title or role word before them, not a verb ("NOTED BY SECURITY")
             return has_title_before(doc, span.start, verbs=False) or _has_credential_after(doc, span.end)
         if all(t.lower_ in _GENERIC_FACILITY for t in words):
@@ -1525,6 +1550,20 @@ class Gazetteer:
         first, middle, last = words
         return (_word_form(first) and len(first.text) > 1 and _word_form(last) and len(last.text) > 1
                 and _INITIAL.match(middle.text) is not None and middle.text[0].isalpha())
+
+    def signed_person(self, span: Span) -> bool:
+        """Initials and listed names only, with a credential after them or a title
+        before ("J. SMITH, RN", "dr k. lee"; a NER trained on tidy notes may call
+        it a hospital)."""
+        doc = span.doc
+        words = [t for t in span if not t.is_punct]
+        if not words or any(t.lower_ in _KIND_WORDS for t in words):
+            return False
+        initial = [t for t in words if _INITIAL.match(t.text) and t.text[0].isalpha()]
+        named = [t for t in words if t.is_alpha and len(t.text) > 1 and NAME in self.tags(t.lower_)]
+        if not named or len(initial) + len(named) != len(words):
+            return False
+        return _has_credential_after(doc, span.end) or has_title_before(doc, span.start, verbs=False)
 
     def listed_person(self, span: Span) -> bool:
         """A person by the lists alone: a first name of the shipped lists first, and
@@ -1591,6 +1630,17 @@ class Gazetteer:
         if self.after_name_word(t):
             return True
         return mixed_case and t.is_alpha and t.is_lower
+
+    def modal_before_verb(self, doc: Doc, k: int) -> bool:
+        """``doc[k]`` is a modal verb before a verb's base form ("will call", "MAY
+        BRING", "may be"), not a name ("JOHN MAY CALLED", "will smith")."""
+        if doc[k].lower_ not in _MODALS or k + 1 >= len(doc):
+            return False
+        t = doc[k + 1]
+        low = t.lower_
+        if not t.is_alpha or (t.is_stop and low not in _BASE_STOP_VERBS):
+            return False
+        return self.is_common(low) and not low.endswith("ed") and NAME not in self.tags(low)
 
     def after_name_word(self, t) -> bool:
         """A word notes write right after a name and no name holds: an ordinary "-ed"
@@ -1759,7 +1809,29 @@ class Gazetteer:
             sp for sp in spans
             if sp.label_ not in (HOSPITAL, ORG) or not all(t.lower_ in _GENERIC_FACILITY for t in sp if t.is_alpha)
         ]
-        return filter_spans(spans)
+        spans = filter_spans(spans)
+        if not mixed_case:
+            taken = {i for sp in spans for i in range(sp.start, sp.end)}
+            extra = [sp for sp in self.short_hospitals(doc, lowers) if not any(i in taken for i in range(sp.start, sp.end))]
+            if extra:
+                spans = sorted(spans + extra, key=lambda sp: sp.start)
+        return spans
+
+    def short_hospitals(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """HOSPITAL spans of single-case notes, where capitals tell nothing: a word
+        that no list of ordinary or clinical words, names or places has after "at",
+        "@" or "from" ("PCP DR. ABRAMS @ BMC AWARE", "arrived from nebh"); the
+        other rules' spans win over these."""
+        out: List[Span] = []
+        for i in range(len(doc) - 1):
+            if lowers[i] not in _SINGLE_CASE_UNIGRAMS:
+                continue
+            k = i + 1
+            t = doc[k]
+            if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS:
+                continue
+            out.append(Span(doc, k, k + 1, label=HOSPITAL))
+        return out
 
 
 _BUILT_IN = frozenset({NAME, *PLACE_LABELS})

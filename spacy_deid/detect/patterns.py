@@ -57,6 +57,14 @@ _APOS = {"TEXT": {"IN": ["'", "’", "`", "‘"]}}
 # "'99", "'23" (the tokenizer splits the apostrophe off) and four-digit years
 _YEARISH = [[_APOS, {"TEXT": {"REGEX": r"^\d{2}$"}}], [{"TEXT": {"REGEX": r"^(1[89]|20)\d\d$"}}]]
 _FULL_MONTHS = _MONTHS[:12]
+# days of a month as words, one token ("third") or a tens word and a unit ("twenty-fourth",
+# which the tokenizer splits at the hyphen)
+_UNIT_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth".split()
+_ORDINAL_WORDS = [
+    [{"LOWER": {"IN": _UNIT_ORDINALS + """tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth
+        seventeenth eighteenth nineteenth twentieth thirtieth""".split()}}],
+    [{"LOWER": {"IN": ["twenty", "thirty"]}}, {"TEXT": "-", "OP": "?"}, {"LOWER": {"IN": _UNIT_ORDINALS}}],
+]
 # a month name, its abbreviation with its period as one token ("Oct.") or two in single-case
 # text ("oct" "."): the optional _DOT after it
 _MONTH = {"LOWER": {"IN": _MONTHS + [m + "." for m in _MONTHS[12:]]}}
@@ -229,6 +237,15 @@ PHI_PATTERNS: List[Dict] = [
     # day before the month: "5 march", "the 5th of march"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
+    # a day written as a word: "march third", "the twenty-fourth of march", "third of march"
+    *(
+        {"label": "DATE", "pattern": pattern}
+        for ordinal in _ORDINAL_WORDS
+        for pattern in (
+            [{"LOWER": {"IN": _FULL_MONTHS}}, *ordinal],
+            [*ordinal, {"LOWER": "of"}, {"LOWER": {"IN": _FULL_MONTHS}}],
+        )
+    ),
     # a month alone where it reads as one: "in march", "since january", "last december"
     {"label": "DATE", "id": "month", "pattern": [
         {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after"]}},
