@@ -159,6 +159,15 @@ def test_sampler_errors(tmp_path, mlm_dir):
         MLMSampler.from_path(tmp_path / "base")
 
 
+def test_a_loaded_model_is_never_compiled(mlm_dir):
+    # transformers drops reference_compile=False when it saves the config: a reloaded
+    # ModernBERT would compile its layers again in every process on a GPU
+    import json
+
+    assert json.loads((mlm_dir / "config.json").read_text()).get("reference_compile") is None
+    assert MLMSampler.from_path(mlm_dir).model.config.reference_compile is False
+
+
 @pytest.mark.parametrize("architecture", ["modernbert", "bert"])
 def test_head_on_masked_rows_matches_the_whole_model(tmp_path, mlm_dir, architecture):
     # the sampler projects only the rows it needs; it must give the model's own logits

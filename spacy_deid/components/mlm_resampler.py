@@ -19,6 +19,7 @@ of the vocabulary (no ``##`` continuation pieces, no special tokens). So every
 replacement is one vocabulary word, the model sees one mask per masked word, and
 the schedule's "one token, one mask" is the same for short and long words.
 """
+import functools
 import math
 import re
 import shutil
@@ -308,17 +309,28 @@ def faithful(
     stop word; with ``keep_inflection``, a word only by a word of the same
     ``inflection`` (-s, -ed, -ing or none).
     """
-    shape = coarse_shape(original)
-    if coarse_shape(candidate) != shape:
+    shape, form, low = _traits(original)
+    c_shape, c_form, c_low = _traits(candidate)
+    if c_shape != shape:
         return False
     if shape == "number":
-        return digit_shape(candidate) == digit_shape(original)
+        return c_form == form
     if shape == "word":
-        if candidate.lower() in stop_words and original.lower() not in stop_words:
+        if c_low in stop_words and low not in stop_words:
             return False
-        if keep_inflection and inflection(candidate) != inflection(original):
+        if keep_inflection and c_form != form:
             return False
     return True
+
+
+@functools.lru_cache(maxsize=200_000)
+def _traits(text: str) -> Tuple[str, str, str]:
+    """``faithful``'s view of a word, computed once per string (the sampler checks the
+    same vocabulary words for every target): its coarse shape, its digit shape (a
+    number) or inflection (a word), and its lower case."""
+    shape = coarse_shape(text)
+    form = digit_shape(text) if shape == "number" else inflection(text) if shape == "word" else ""
+    return shape, form, text.lower()
 
 
 def read_terms(name_or_path: Optional[str]) -> List[str]:
@@ -408,6 +420,16 @@ def mlm_head(model: Any) -> Optional[Tuple[Any, Any, Any, Any]]:
         return base, head, decoder, decoder.bias
     return None
 
+
+
+def eager(model: Any) -> Any:
+    """Turn off ModernBERT's ``torch.compile`` of a loaded model: transformers does not
+    save ``reference_compile=False`` with the config, and on CUDA a reloaded model would
+    compile its layers again in every process (seconds per process, more on a fresh
+    machine), for no gain on our short inference batches."""
+    if hasattr(model.config, "reference_compile"):
+        model.config.reference_compile = False
+    return model
 
 class MLMSampler:
     """Batched masked-LM sampling of whole-word replacements.
@@ -517,6 +539,7 @@ class MLMSampler:
                 f"{path} is not a masked language model: its weights lack the MLM head "
                 f"({len(missing)} missing, e.g. {missing[0]})"
             )
+        eager(model)
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True, use_fast=True)
         except (ValueError, OSError) as err:

@@ -841,7 +841,9 @@ def _load_checkpoint(out_dir: Path, device: str):
 
     ckpt = out_dir / CHECKPOINT_DIR
     state = json.loads((ckpt / "trainer_state.json").read_text(encoding="utf8"))
-    model = AutoModelForMaskedLM.from_pretrained(str(ckpt), local_files_only=True).to(device)
+    from spacy_deid.components.mlm_resampler import eager
+
+    model = eager(AutoModelForMaskedLM.from_pretrained(str(ckpt), local_files_only=True)).to(device)
     return model, state, torch.load(ckpt / "optimizer.pt", map_location=device, weights_only=True)
 
 
