@@ -334,6 +334,12 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("arrived from nebh this am, to fax records", [("nebh", "HOSPITAL")]),
         ("son in newton, sister from hyannis", [("newton", "CITY"), ("hyannis", "CITY")]),
         ("son in law at bedside, daughter in bed", []),
+        # a writer's initials first on a line before a credential; a subject line's ordinary word
+        # is no name; an attorney is a title
+        ("vss, report given\njs rn", [("js", "NAME")]),
+        ("- jm, rn\npt rn aware", [("jm", "NAME")]),
+        ("resident paged re: low uop", []),
+        ("guardian is atty. mark feldman", [("mark feldman", "NAME")]),
         # a listed place joined to a place by a hyphen is part of its name ("newton" alone is a unit)
         ("pcp dr. abernathy at newton-wellesley", [("abernathy", "NAME"), ("newton-wellesley", "CITY")]),
     ],
@@ -718,6 +724,8 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("PT WAS AT MT AUBURN 3 DAYS", ("MT AUBURN 3 DAYS", "HOSPITAL"), [("MT AUBURN", "HOSPITAL")]),
         ("hx of tx at dfci, onc dr. lipman", ("dfci, onc", "HOSPITAL"), [("dfci", "HOSPITAL")]),
         ("wife drove in from worcester", ("drove", "PATIENT"), []),
+        ("cm to call vna", ("call vna", "HOSPITAL"), []),
+        ("daughter may visit", ("may", "PATIENT"), [("may", "PATIENT")]),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):

@@ -108,6 +108,7 @@ def variants(text):
         ("Sent to 52 Rua Joaquim, then 22 Avda. Alameda", [("52 Rua Joaquim", "STREET"), ("22 Avda. Alameda", "STREET")]),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
+        ("Son's cell is six one seven five five five one two three four", [("six one seven five five five one two three four", "PHONE")]),
         # licences, plates, vehicles, devices and clinicians' numbers after their cue
         ("Drivers license S530-4412-9921 copied", [("S530-4412-9921", "IDNUM")]),
         ("License plate 7ABC123 noted", [("7ABC123", "IDNUM")]),
@@ -141,6 +142,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Dl 2 of fluid, plate 3 of 4, serial 2 views, vin 12 pts",
         "Tube feeds at 40 via PEG 60 ml/hr, gave 2 via NGT",
         "Second dose given, third time this week, on the fourth day, first of many",
+        "One or two tabs, five to six times, one two three four five six",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

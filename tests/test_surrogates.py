@@ -223,6 +223,14 @@ def test_phone_letters_are_kept(phone):
     assert re.sub(r"\d", "0", new) == re.sub(r"\d", "0", phone) and new != phone
 
 
+@pytest.mark.parametrize("phone", ["six one seven five five five one two three four", "FIVE FIVE FIVE OH ONE FOUR TWO"])
+def test_a_number_read_out_gets_other_digit_words(phone):
+    new = phone_like(phone, KEYER, "corpus")
+    assert new != phone and len(new.split()) == len(phone.split()) and new.isupper() == phone.isupper()
+    assert all(w.lower() in "zero one two three four five six seven eight nine".split() for w in new.split())
+    assert phone_like(phone, KEYER, "corpus") == new
+
+
 def test_ages_and_zips_follow_safe_harbor():
     assert age_surrogate("89") is None and age_surrogate("90") == "90+" and age_surrogate("104") == "90+"
     assert zip_surrogate("02139") == "02100" and zip_surrogate("03601-1234") == "00000-0000"

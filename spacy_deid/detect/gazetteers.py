@@ -56,7 +56,7 @@ LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states"
 # a person, and no package lists them.
 TITLES = frozenset("""
 dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident fellow intern
-np rn pa md cna lpn rrt sw msw cm
+np rn pa md cna lpn rrt sw msw cm atty attorney
 """.split())
 # ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
 ROLES = frozenset("""
@@ -658,6 +658,9 @@ class Gazetteer:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
                 titled = doc[j].lower_.rstrip(".") not in CUE_UNIGRAMS
+            # "re: low uop": a subject line names a person only with a word that is only a name
+            if titled and doc[_prev_word(doc, i)].lower_ == "re" and self.ordinary(doc, i, mixed_case):
+                titled = False
             # a word no list has is a name after a title, not after a patient word without a comma
             titled_unknown = titled and not _after_patient_word(doc, i)
             if not (self._name_token(doc, i) or (titled_unknown and self._unknown_word(doc, i))):
@@ -1495,6 +1498,8 @@ class Gazetteer:
             return False  # "retired carpenter", "works as a cook": a trade, no name
         if all(self.clinical_term(t.lower_) for t in words):
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
+        if category != "NAME" and all(t.is_stop or self.clinical_term(t.lower_) for t in words):
+            return False  # "cm to call vna": a verb and shorthand name no place ("may" is a name)
         for t in words:
             # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"), which is no
             # clinical word either ("urosepsis", "percocet" as a term, "choledocholithiasis" by its
@@ -1802,7 +1807,7 @@ class Gazetteer:
             self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled + self.initialled_names(doc, mixed_case)
             + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
             + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
-            + self.cross_streets(doc, lowers) + self.facilities_in_parentheses(doc, lowers)
+            + self.cross_streets(doc, lowers) + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
         # a kind of facility names no one ("from nursing home", "to rehab facility")
         spans = [
@@ -1816,6 +1821,20 @@ class Gazetteer:
             if extra:
                 spans = sorted(spans + extra, key=lambda sp: sp.start)
         return spans
+
+    def signed_initials(self, doc: Doc) -> List[Span]:
+        """NAME spans: a writer's initials first on a line and before a credential
+        ("JS RN", "- jm, rn"): two or three letters that no list of ordinary or
+        clinical words has."""
+        out: List[Span] = []
+        for i, t in enumerate(doc):
+            if not (t.is_alpha and 2 <= len(t.text) <= 3) or t.lower_ in CREDENTIALS:
+                continue
+            line_start = i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text \
+                or doc[i - 1].text in {"-", "--", "/"}
+            if line_start and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
+                out.append(Span(doc, i, i + 1, label=NAME))
+        return out
 
     def short_hospitals(self, doc: Doc, lowers: List[str]) -> List[Span]:
         """HOSPITAL spans of single-case notes, where capitals tell nothing: a word

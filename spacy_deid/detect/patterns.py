@@ -152,6 +152,7 @@ _LOOSE_PHONES: List[List[Dict]] = [
     *([{"TEXT": "(", "OP": "?"}, _LEAD] + [_SEP, _GROUP] * (n - 1) for n in range(3, 7)),
     *([_GROUP] + [_JOIN, _GROUP] * (n - 1) for n in range(4, 7)),
 ]
+_DIGIT_WORDS = "zero oh one two three four five six seven eight nine".split()
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
 LOOSE_PHONE_ID = "loose_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
@@ -267,6 +268,8 @@ PHI_PATTERNS: List[Dict] = [
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
     {"label": "PHONE", "pattern": [_DOTTED_PHONE]},
+    # a number read out digit by digit: "six one seven five five five one two three four"
+    {"label": "PHONE", "pattern": [{"LOWER": {"IN": _DIGIT_WORDS}, "OP": "{7,11}"}]},
     {"label": "PHONE", "id": SPACED_PHONE_ID, "pattern": _SPACED_PHONE},
     # an internal extension with its exchange digit, no cue needed ("julie x4-5678")
     {"label": "PHONE", "pattern": [{"TEXT": {"REGEX": r"(?i)^x\d{1,2}$"}}, _HY, _D(4)]},

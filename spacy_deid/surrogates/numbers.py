@@ -55,9 +55,19 @@ def same_shape(text: str, keyer: Keyer, scope: str, kind: str = "id") -> str:
     return text[::-1] if text[::-1] != text else text + "0"
 
 
+_DIGIT_NAMES = "zero one two three four five six seven eight nine".split()
+_DIGIT_OF_WORD = {**{w: str(i) for i, w in enumerate(_DIGIT_NAMES)}, "oh": "0"}
+
+
 def phone_like(text: str, keyer: Keyer, scope: str) -> str:
     """A phone/fax/pager number of the same format whose area code and exchange
-    start with 2-9 (a North American number shape); other formats: :func:`same_shape`."""
+    start with 2-9 (a North American number shape); other formats: :func:`same_shape`.
+    A number read out digit by digit ("six one seven ...") gets digit words."""
+    words = text.split()
+    if words and all(w.lower() in _DIGIT_OF_WORD for w in words):
+        new_digits = phone_like("".join(_DIGIT_OF_WORD[w.lower()] for w in words), keyer, scope)
+        out = [_DIGIT_NAMES[int(d)] for d in new_digits]
+        return " ".join(w.upper() if text.isupper() else w for w in out)
     digits = [i for i, c in enumerate(text) if c.isdigit()]
     new = list(same_shape(text, keyer, scope, "phone"))
     for i, c in enumerate(text):
