@@ -100,6 +100,8 @@ def variants(text):
          [("12345-JS", "MRN"), ("87342GH", "MRN"), ("UCSF-20210930-567", "MRN"), ("HP-1234-5678", "IDNUM")]),
         ("Card 4111 1111 1111 1111", [("4111 1111 1111 1111", "IDNUM")]),
         ("A 93yo man, 91 y/o, age 95", [("93yo", "AGE"), ("91", "AGE"), ("95", "AGE")]),
+        ("A ninety-four year old woman, one hundred and two years old", [("ninety-four", "AGE"), ("one hundred and two", "AGE")]),
+        ("Pt is 101, daughter is 70; pt turned 95 last week, 100th birthday", [("101", "AGE"), ("95", "AGE"), ("100th birthday", "AGE")]),
         ("Lives at 90 Whitchurch Road, Suite 377", [("90 Whitchurch Road", "STREET"), ("Suite 377", "STREET")]),
         ("Zip 02114", [("02114", "ZIP")]),
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
@@ -143,6 +145,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Tube feeds at 40 via PEG 60 ml/hr, gave 2 via NGT",
         "Second dose given, third time this week, on the fourth day, first of many",
         "One or two tabs, five to six times, one two three four five six",
+        "Pt is 95% on RA, ninety minutes, a hundred times, pt is 98.6 F, turned q2h",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

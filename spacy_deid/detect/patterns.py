@@ -153,6 +153,8 @@ _LOOSE_PHONES: List[List[Dict]] = [
     *([_GROUP] + [_JOIN, _GROUP] * (n - 1) for n in range(4, 7)),
 ]
 _DIGIT_WORDS = "zero oh one two three four five six seven eight nine".split()
+_UNIT_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+_AGE_WORDS = frozenset(["ninety", "hundred", "and", "a", *_UNIT_NUMBER_WORDS])
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
 LOOSE_PHONE_ID = "loose_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
@@ -168,6 +170,7 @@ bottle vials specimens samples blocks slides fragments positive negative tabs ta
 fractions sessions points pts items questions criteria correct errors ribs teeth beats
 """.split())
 LAST_ID = "last"  # the value is the match's last token
+WORDS_ID = "number_words"  # the value is the match's leading number words ("ninety-four" of "ninety-four year old")
 # an identifier after its cue, in any of the shapes record numbers take ("12345-JS",
 # "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
 # cue words are trimmed off, the whole value kept
@@ -370,6 +373,22 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": {"IN": ["yo", "y/o", "yrs", "years"]}}]},
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": "y"}, {"TEXT": "/"}, {"LOWER": "o"}]},
     {"label": "AGE", "id": "value", "pattern": [_AGE_NUM, {"LOWER": {"IN": ["y.o", "y.o.", "yr", "yrs", "y"]}}]},
+    # an age over 89 in words ("ninety-four year old", "one hundred and two years old", "NINETY FOUR YO")
+    *(
+        {"label": "AGE", "id": WORDS_ID, "pattern": [*head, *tail, *unit]}
+        for head in ([{"LOWER": "ninety"}], [{"LOWER": {"IN": ["one", "a"]}, "OP": "?"}, {"LOWER": "hundred"}, {"LOWER": "and", "OP": "?"}])
+        for tail in ([], [_HY, {"LOWER": {"IN": _UNIT_NUMBER_WORDS}}], [{"LOWER": {"IN": _UNIT_NUMBER_WORDS}}])
+        for unit in (
+            [{"LOWER": {"IN": ["year", "yr"]}}, _HY, {"LOWER": "old"}], [{"LOWER": {"IN": ["year", "yr", "years", "yrs"]}}, {"LOWER": "old"}],
+            [{"LOWER": {"IN": ["yo", "y/o", "y.o", "y.o."]}}],
+        )
+    ),
+    # the age a sentence gives ("pt is 101, daughter is 70", "turned 95 last week", "her 100th birthday")
+    {"label": "AGE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["pt", "patient", "she", "he"]}}, {"LOWER": "is"}, _AGE_NUM, {"LOWER": {"IN": [",", ".", ";", "and", "with", "but"]}},
+    ]},
+    {"label": "AGE", "id": "value", "pattern": [{"LOWER": "turned"}, _AGE_NUM]},
+    {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)(st|nd|rd|th)$"}}, {"LOWER": {"IN": ["birthday", "bday"]}}]},
     # glued: "93yo", "93y", "93F"
     {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)(yo|y/o|y\.o\.?|yrs?|y|[mf])$"}}]},
     {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)y$"}}, {"TEXT": "/"}, {"LOWER": "o"}]},
@@ -468,6 +487,11 @@ def trim_to_value(span: Span) -> Span:
     when its ``)`` is inside the value (a phone's area code)."""
     if span.id_ in (MONTH_ID, LAST_ID):  # "in march": the month alone; "user: jdoe": the name
         return Span(span.doc, span.end - 1, span.end, label=span.label_, span_id=span.id_)
+    if span.id_ == WORDS_ID:  # "ninety-four year old": the number words
+        end = span.start
+        while end < span.end and (span.doc[end].lower_ in _AGE_WORDS or span.doc[end].text in {"-", "–"}):
+            end += 1
+        return Span(span.doc, span.start, end, label=span.label_, span_id=span.id_)
     if span.id_ == ID_VALUE_ID:  # cue words off, the whole value kept ("12345-JS")
         start, end = span.start, span.end
         doc = span.doc
@@ -498,7 +522,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
-    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID) else s for s in filter_spans(spans)]
+    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID) else s for s in filter_spans(spans)]
     # an identifier has at least three digits ("number 2", "id 1" are not one)
     chosen = [s for s in chosen if s.id_ != ID_VALUE_ID or (len(s) and sum(c.isdigit() for c in s.text) >= 3)]
     entities = list(entities)
