@@ -72,6 +72,7 @@ def variants(text):
     "text,expected",
     [
         ("seen 3-24-17 for f/u", [("3-24-17", "DATE")]),
+        ("echo 04.05.2019, again 4.5.19 and 2019.03.14; mri 03-2019", [("04.05.2019", "DATE"), ("4.5.19", "DATE"), ("2019.03.14", "DATE"), ("03-2019", "DATE")]),
         ("extubated on 10/12, reintubated Mon 10/14", [("10/12", "DATE"), ("10/14", "DATE")]),
         ("Line placed 10/12 at 1400", [("10/12 at 1400", "DATE")]),
         ("Last BM 10/12, CXR 10/14 clear, intubated 3/2", [("10/12", "DATE"), ("10/14", "DATE"), ("3/2", "DATE")]),
@@ -146,6 +147,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Second dose given, third time this week, on the fourth day, first of many",
         "One or two tabs, five to six times, one two three four five six",
         "Pt is 95% on RA, ninety minutes, a hundred times, pt is 98.6 F, turned q2h",
+        "Version 1.2.3, k 3.5, ph 7.35, 13.5.40 values, 10-12 breaths, 2-20 units",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

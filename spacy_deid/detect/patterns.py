@@ -218,6 +218,11 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [_MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     {"label": "DATE", "pattern": [_MONTH, _DOT, _D(4)]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": r"^\d{1,2}$"}}, _MONTH, _DOT, _D(4)]},
+    # dotted: "04.05.2019", "4.5.19", "2019.03.14"; month and year: "03-2019"
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}\.{_DAY_NUM}\.(\d\d|(19|20)\d\d)$"}}]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_DAY_NUM}\.{_MONTH_NUM}\.(19|20)\d\d$"}}]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^(19|20)\d\d\.{_MONTH_NUM}\.{_DAY_NUM}$"}}]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": r"^(19|20)\d\d$"}}]},
     # m-d-yy: "3-24-17"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _HY, _D(2)]},
     # a date with its time: "1978-07-13 07:00:28", "03/14/2019 14:30"
