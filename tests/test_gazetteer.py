@@ -340,6 +340,11 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("- jm, rn\npt rn aware", [("jm", "NAME")]),
         ("resident paged re: low uop", []),
         ("guardian is atty. mark feldman", [("mark feldman", "NAME")]),
+        # a size joined to its number is no name; an instrument's eponym is none
+        ("a 22-french 3-way foley was placed", []),
+        ("grasped with an allis clamp, then mayo scissors and a lahey tenaculum", []),
+        ("skin incised with a #10 bard parker blade", []),
+        ("a jackson-pratt drain was placed in the cul-de-sac", []),
         # a listed place joined to a place by a hyphen is part of its name ("newton" alone is a unit)
         ("pcp dr. abernathy at newton-wellesley", [("abernathy", "NAME"), ("newton-wellesley", "CITY")]),
     ],
@@ -725,6 +730,14 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("hx of tx at dfci, onc dr. lipman", ("dfci, onc", "HOSPITAL"), [("dfci", "HOSPITAL")]),
         ("wife drove in from worcester", ("drove", "PATIENT"), []),
         ("cm to call vna", ("call vna", "HOSPITAL"), []),
+        # sutures, blades and tooth numbers are no dates, places or contacts; a recovery room no hospital
+        ("closed with running #3-0 vicryl and staples", ("3-0 vicryl", "DATE"), []),
+        ("closed with #0 vicryl suture", ("0 vicryl suture", "STREET"), []),
+        ("a #15 blade was used", ("15 blade", "STREET"), []),
+        ("teeth #2 and #19 extracted", ("19", "PHONE"), []),
+        ("transferred to recovery room in stable condition", ("recovery room", "HOSPITAL"), []),
+        ("seen by dr. silk today", ("silk", "DOCTOR"), [("silk", "DOCTOR")]),
+        ("0 monocryl suture. using a #3 cannula", ("using a", "PATIENT"), []),
         ("daughter may visit", ("may", "PATIENT"), [("may", "PATIENT")]),
     ],
 )

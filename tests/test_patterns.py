@@ -148,6 +148,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "One or two tabs, five to six times, one two three four five six",
         "Pt is 95% on RA, ninety minutes, a hundred times, pt is 98.6 F, turned q2h",
         "Version 1.2.3, k 3.5, ph 7.35, 13.5.40 values, 10-12 breaths, 2-20 units",
+        "Repositioned every 1 to 1-1/2 hours",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

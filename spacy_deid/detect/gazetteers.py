@@ -162,6 +162,8 @@ esophagus phenomenon reflex law rule rules grade grading stage staging index fac
 thyroiditis encephalopathy disorder triad node nodes cell cells fracture method technique approach
 position protocol regimen type catheter tube needle solution stain staining body bodies study studies
 trial cohort
+clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
+scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
 """.split())
 # month and weekday names are first names too ("april", "may", "june"): ordinary words here
 CALENDAR_WORDS = frozenset("""
@@ -247,7 +249,7 @@ living residence program
 # not the words hospitals are named with, "Memorial Hospital", "General Hospital")
 _GENERIC_FACILITY = (
     HOSPITAL_WORDS | _FACILITY_WORDS | NOT_HOSPITAL_NAME
-    | frozenset("nursing assisted skilled acute care".split())
+    | frozenset("nursing assisted skilled acute care recovery room pacu floor unit".split())
 ) - HOSPITAL_NAME_WORDS
 # what an employer field holds when it names no employer
 _NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
@@ -465,6 +467,19 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
 
 
+def _after_number_hyphen(doc: Doc, i: int) -> bool:
+    """``doc[i]`` is joined by a hyphen to a number before it: a size or count ("22-french
+    foley", "3-way"), no name."""
+    return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
+        and not doc[i - 1].whitespace_
+
+
+def _between_hyphens(doc: Doc, i: int) -> bool:
+    """``doc[i]`` is the middle of a hyphenated word ("cul-de-sac", "tete-a-tete"): no name alone."""
+    return 0 < i < len(doc) - 1 and doc[i - 1].text == "-" and doc[i + 1].text == "-" \
+        and not doc[i - 1].whitespace_ and not doc[i].whitespace_
+
+
 def _after_patient_word(doc: Doc, start: int) -> bool:
     """A patient word ("male", "woman") right before ``doc[start]``, no comma between."""
     j = start - 1
@@ -632,7 +647,8 @@ class Gazetteer:
 
     def _name_token(self, doc: Doc, i: int) -> bool:
         low = doc[i].lower_
-        return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS
+        return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS and not _after_number_hyphen(doc, i) \
+            and not _between_hyphens(doc, i)
 
     def _unknown_word(self, doc: Doc, i: int) -> bool:
         """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
@@ -1456,12 +1472,20 @@ class Gazetteer:
           mercy" stays).
         - an age whose number no person reaches ("apt. 595", a postal code "53650");
         - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device).
-        Contacts are kept as found."""
+        - anything but a name with a suture material, a blade or a suture size in it
+          ("#3-0 vicryl" as a date, "#0 vicryl suture" as a street);
+        - a contact with no letter and fewer than four digits ("teeth #2 and #19").
+        Other contacts are kept as found."""
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
             return not numbers or int(numbers[0]) <= _MAX_AGE
         if category == "ID":
             return any(c.isdigit() for c in span.text)  # "CASHIER" as a DEVICE: an id has a digit
+        if category != "NAME" and (any(t.lower_ in _SURGICAL_WORDS for t in span) or _SUTURE_SIZE.search(span.text)):
+            return False  # "#3-0 vicryl", "#15 blade", "2-0": sutures and instruments, no date or place
+        if category == "CONTACT":
+            # "teeth #2 and #19": a contact has a letter (an e-mail, a URL) or four digits or more
+            return any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -1483,8 +1507,10 @@ class Gazetteer:
         if not words:
             return category != "NAME" and any(c.isdigit() for c in span.text)
         mixed_case = is_mixed_case(doc)
-        if category == "NAME" and len(words) > 1 and any(_INITIAL.match(t.text) for t in span):
-            return True  # "i. frank", "Jack B."
+        if category == "NAME" and len(words) > 1 and any(
+            _INITIAL.match(t.text) and (t.text.endswith(".") or t.lower_ not in {"a", "i"}) for t in span
+        ):
+            return True  # "i. frank", "Jack B."; not "using a"
         if category == "NAME" and words[0].is_title and _starts_sentence(doc, words[0].i) and len(words) > 1 and any(
             t.is_lower and t.lower_ not in NAME_PARTICLES and not self.tags(t.lower_) for t in words[1:]
         ):
@@ -1893,6 +1919,13 @@ _KIND_WORDS = (
     HOSPITAL_WORDS | COMPANY_WORDS | LANDMARK_WORDS | DISTINCT_HOSPITAL_WORDS
     | frozenset(w for tail in HOSPITAL_TAILS for w in tail)
 )
+# suture materials and cutting instruments: an entity with one is a surgical detail ("#0 vicryl
+# suture" as a street, "3-0 vicryl" as a date), and suture sizes ("2-0", "4-0")
+_SURGICAL_WORDS = frozenset("""
+vicryl chromic monocryl prolene nylon silk pds ethilon dexon maxon ethibond mersilene biosyn polysorb
+suture sutures stitch blade scalpel
+""".split())
+_SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 # the categories whose entities plausible_entity checks by form
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")

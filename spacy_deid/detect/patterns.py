@@ -477,7 +477,15 @@ def _neighbours(span: Span) -> List[Token]:
 def reads_as_ratio(span: Span) -> bool:
     """A score or count word or another number stands right before or after
     ``span`` ("1/15 nodes", "gcs 14/15", "2/3 of dose"): a ratio, no date."""
-    return any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span))
+    return any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span)) \
+        or _mixed_number(span.doc, span.start)
+
+
+def _mixed_number(doc, i: int) -> bool:
+    """The fraction ``doc[i]`` is joined by a hyphen to a whole number before it ("1-1/2
+    hours"): no month/day, whatever cue comes first."""
+    return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
+        and not doc[i - 1].whitespace_
 
 
 def _spaced_phone_ok(span: Span) -> bool:
@@ -524,6 +532,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
+    spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and _mixed_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
