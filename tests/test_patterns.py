@@ -119,7 +119,7 @@ def variants(text):
         ("Pacemaker serial no PJN552211 checked", [("PJN552211", "IDNUM")]),
         ("NPI 1902837465 for Dr. Chen, DEA AB1234563", [("1902837465", "IDNUM"), ("AB1234563", "IDNUM")]),
         ("Certificate no. RN-445522 on file", [("RN-445522", "IDNUM")]),
-        ("Claim # 987654 denied, group # 12345, employee 4471", [("987654", "IDNUM"), ("12345", "IDNUM"), ("4471", "IDNUM")]),
+        ("Group # 12345, employee 4471", [("12345", "IDNUM"), ("4471", "IDNUM")]),
     ],
 )
 def test_forms_in_every_case(nlp, text, expected):
@@ -150,7 +150,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Pt is 95% on RA, ninety minutes, a hundred times, pt is 98.6 F, turned q2h",
         "Version 1.2.3, k 3.5, ph 7.35, 13.5.40 values, 10-12 breaths, 2-20 units",
         "Repositioned every 1 to 1-1/2 hours",
-        "In case 2 of 3, group 2 patients, claim 3 days, case 12 done",
+        "In case 2 of 3, group 2 patients, employee 3 days, case 12 done",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

@@ -10,7 +10,6 @@ with ``[initialize.components.phi_gazetteer.lists]`` and ``labels``) and saved
 with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``),
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
-import functools
 from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 import srsly
@@ -36,7 +35,7 @@ from spacy_deid.detect.gazetteers import (
     TITLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import MIDDLE_INITIAL, has_title_before, is_mixed_case
+from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, zipf
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.util import memory_zone, pipe_each
@@ -69,16 +68,6 @@ min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos mo
 _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 _FOR_AFTER = frozenset("hospital hospitals institute center centre school college university foundation society home".split())
 
-# A listed name or place at least this frequent as an English word ("will",
-# "mark", "may") is used as a word far more often than as a name: it may be emitted.
-EMIT_ZIPF = 5.0
-
-
-@functools.lru_cache(maxsize=100_000)
-def _zipf(word: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, "en")
 
 
 DEFAULT_CONFIG_STR = """
@@ -249,7 +238,7 @@ class PhiGazetteer(Pipe):
         word = word.lower()
         if not self._gazetteer.tags(word) & {NAME, HOSPITAL, *PLACE_LABELS}:
             return True
-        return _zipf(word) >= EMIT_ZIPF
+        return zipf(word) >= EMIT_ZIPF
 
     def __call__(self, doc: Doc) -> Doc:
         """Write the gazetteer's spans to ``doc.spans[spans_key]``."""

@@ -431,6 +431,21 @@ _BASE_STOP_VERBS = frozenset("be become call do get give go have keep make move 
 _APOSTROPHE_WORD = re.compile(r"^[^\W\d_]+['’][^\W\d_]{2,}$")
 
 
+# A listed name or place at least this frequent as an English word ("will", "mark",
+# "may", "general", "good") is used as a word far more often than as a name: a
+# resampler may emit it, and in single-case notes a NER name of such words and
+# ordinary ones needs a cue ("GENERAL ANESTHESIA", "GOOD HEMOSTASIS", "LESS THAN 5 ML")
+EMIT_ZIPF = 5.0
+
+
+@functools.lru_cache(maxsize=100_000)
+def zipf(word: str) -> float:
+    """The Zipf frequency of ``word`` in English (wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
+
+
 def _word_form(token) -> bool:
     """Letters only, or letters around one apostrophe ("o'neil")."""
     return token.is_alpha or _APOSTROPHE_WORD.match(token.text) is not None
@@ -1526,6 +1541,8 @@ class Gazetteer:
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
         if category != "NAME" and all(t.is_stop or self.clinical_term(t.lower_) for t in words):
             return False  # "cm to call vna": a verb and shorthand name no place ("may" is a name)
+        if category == "NAME" and not mixed_case and self._word_name(doc, span, words):
+            return False
         for t in words:
             # a word no list of ordinary words has ("Kowalczyk", "Gravemoor"), which is no
             # clinical word either ("urosepsis", "percocet" as a term, "choledocholithiasis" by its
@@ -1549,6 +1566,17 @@ class Gazetteer:
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    def _word_name(self, doc: Doc, span: Span, words: Sequence) -> bool:
+        """In a single-case note, a NER name whose listed names are all very common
+        words (Zipf >= ``EMIT_ZIPF``: "general", "good", "less", "will"), beside an
+        ordinary word no list names ("GENERAL ANESTHESIA", "GOOD HEMOSTASIS") or alone
+        before a stop word ("LESS THAN 5 ML", "WILL BE"), with no cue around it: words."""
+        named = [t for t in words if NAME in self.tags(t.lower_) and not self.clinical_term(t.lower_)]
+        if not named or any(not self.is_common(t.lower_) or zipf(t.lower_) < EMIT_ZIPF for t in named):
+            return False
+        phrase = len(named) < len(words) or (span.end < len(doc) and doc[span.end].is_stop)
+        return phrase and not has_title_before(doc, span.start) and not _has_credential_after(doc, span.end)
 
     def is_state(self, span: Span) -> bool:
         """The span is a US state's name as the lists have it ("california", "New York")."""

@@ -180,7 +180,7 @@ _ID_RUN_CUES = [
     # licences, plates, vehicles, devices, clinicians' and plans' numbers ("DRIVERS LICENSE S530-4412-9921",
     # "LICENSE PLATE 7ABC123", "vin 1HGCM82633A004352", "SERIAL NO PJN552211", "npi 1902837465")
     "license", "licence", "lic", "dl", "plate", "vin", "serial", "npi", "dea", "certificate", "cert", "badge",
-    "passport", "medicaid", "medicare", "subscriber", "beneficiary", "claim", "group", "employee", "case",
+    "passport", "medicaid", "medicare", "subscriber", "beneficiary", "group", "employee", "case",
 ]
 _ID_HEAD = {"TEXT": {"REGEX": r"(?i)^(#?[a-z]{0,6}\d[a-z0-9]*(-[a-z0-9]+)*|#?[a-z]{1,6}(-[a-z0-9]*\d[a-z0-9]*)+)$"}}
 _ID_TAIL = [{"TEXT": {"IN": ["-", "/"]}}, {"TEXT": {"REGEX": r"(?i)^[a-z0-9]{1,12}$"}}]
