@@ -345,6 +345,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("grasped with an allis clamp, then mayo scissors and a lahey tenaculum", []),
         ("skin incised with a #10 bard parker blade", []),
         ("a jackson-pratt drain was placed in the cul-de-sac", []),
+        ("using a french cone tip catheter, 15 cm proximal to the valve", []),
         # a listed place joined to a place by a hyphen is part of its name ("newton" alone is a unit)
         ("pcp dr. abernathy at newton-wellesley", [("abernathy", "NAME"), ("newton-wellesley", "CITY")]),
     ],

@@ -468,6 +468,8 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     if j < 0 or doc[j].is_space:
         return False
     w = doc[j].lower_.rstrip(".")
+    if (w in TITLES or doc[j].lower_ in TITLES) and j > 0 and doc[j - 1].like_num:
+        return False  # "15 CM PROXIMAL": a unit after a number, no case manager
     if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
         return True
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."
@@ -685,6 +687,9 @@ class Gazetteer:
                 i += 1  # no name starts here, titled or not (the title test costs more)
                 continue
             titled = has_title_before(doc, i)
+            if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"}:
+                i += 1  # "using a french catheter", "an allis clamp": a thing, no person
+                continue
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
