@@ -346,6 +346,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("skin incised with a #10 bard parker blade", []),
         ("a jackson-pratt drain was placed in the cul-de-sac", []),
         ("using a french cone tip catheter, 15 cm proximal to the valve", []),
+        ("calibrated from 8 to 12 french, testes already de-torsed", []),
         # a listed place joined to a place by a hyphen is part of its name ("newton" alone is a unit)
         ("pcp dr. abernathy at newton-wellesley", [("abernathy", "NAME"), ("newton-wellesley", "CITY")]),
     ],

@@ -484,9 +484,11 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
 
 
-def _after_number_hyphen(doc: Doc, i: int) -> bool:
-    """``doc[i]`` is joined by a hyphen to a number before it: a size or count ("22-french
-    foley", "3-way"), no name."""
+def _after_number(doc: Doc, i: int) -> bool:
+    """``doc[i]`` comes right after a number, or is joined to one by a hyphen: a size, unit
+    or count ("12 french", "22-french foley", "3-way"), no name."""
+    if i >= 1 and doc[i - 1].like_num:
+        return True
     return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
         and not doc[i - 1].whitespace_
 
@@ -664,8 +666,16 @@ class Gazetteer:
 
     def _name_token(self, doc: Doc, i: int) -> bool:
         low = doc[i].lower_
-        return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS and not _after_number_hyphen(doc, i) \
-            and not _between_hyphens(doc, i)
+        return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS and not _after_number(doc, i) \
+            and not _between_hyphens(doc, i) and not self._word_prefix(doc, i)
+
+    def _word_prefix(self, doc: Doc, i: int) -> bool:
+        """``doc[i]`` is joined by a hyphen to an ordinary word after it that no list names
+        ("de-torsed", "re-do"): a prefix, no name ("smith-jones", "mary-kate" stay names)."""
+        if i + 2 >= len(doc) or doc[i + 1].text != "-" or doc[i].whitespace_ or doc[i + 1].whitespace_:
+            return False
+        nxt = doc[i + 2]
+        return nxt.is_alpha and NAME not in self.tags(nxt.lower_) and self.is_common(nxt.lower_)
 
     def _unknown_word(self, doc: Doc, i: int) -> bool:
         """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
