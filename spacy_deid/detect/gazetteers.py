@@ -1528,6 +1528,8 @@ class Gazetteer:
                 return False  # "MASS 4 CM", "40 mg": a measurement
             if _PHONE_SHAPE.match(span.text):
                 return False  # "508 555 1234": a phone number's groups
+            if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):
+                return False  # "2-D ECHOCARDIOGRAM": dimensions, no date
             if len(span) == 1 and _MONTH_DAY.match(span.text) and reads_as_ratio(span):
                 return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
@@ -1968,6 +1970,7 @@ _SURGICAL_WORDS = frozenset("""
 vicryl chromic monocryl prolene nylon silk pds ethilon dexon maxon ethibond mersilene biosyn polysorb
 suture sutures stitch blade scalpel
 """.split())
+_DIMENSIONS = re.compile(r"(?i)\b[234]\s*-?\s*d\b")
 _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 # the categories whose entities plausible_entity checks by form
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
