@@ -451,3 +451,13 @@ def test_birth_dates_of_patients_over_89_are_not_written(text, masked):
     assert birth not in new or not masked
     if not masked:
         assert re.search(r"19\d\d", new), new  # shifted, or a bare year kept (not PHI)
+
+
+def test_contacts_in_capitals_get_surrogates_in_capitals():
+    nlp = make_nlp()
+    doc = with_ents(nlp, "EMAIL JANE.DOE88@GMAIL.COM, SEE WWW.LRHOSPITAL.ORG; email bob@aol.com", [])
+    out = doc._.deid_text
+    upper = re.findall(r"\S+@EXAMPLE\.(?:COM|ORG|NET)", out)
+    assert len(upper) == 1 and "GMAIL" not in out and "LRHOSPITAL" not in out
+    assert re.search(r"SEE HTTPS?://[A-Z0-9.\-]+;", out), out
+    assert re.search(r"email [a-z0-9._]+@example\.(com|org|net)$", out), out

@@ -303,11 +303,13 @@ class PhiReplacer(Pipe):
         return self._other(text, label), "SURROGATE"
 
     def _contact(self, text: str, label: str) -> str:
+        # an e-mail or web address in an ALL CAPS note is written in capitals too
+        cased = str.upper if text.isupper() else str
         if "@" in text:
             fake = self.places._seeded("email", text.lower())
-            return f"{fake.user_name()}@example.{fake.random.choice(['com', 'org', 'net'])}"
+            return cased(f"{fake.user_name()}@example.{fake.random.choice(['com', 'org', 'net'])}")
         if label in ("URL", "DOMAIN_NAME") or "://" in text or text.lower().startswith("www."):
-            return self.places._seeded("url", text.lower()).url().rstrip("/")
+            return cased(self.places._seeded("url", text.lower()).url().rstrip("/"))
         if label == "IP_ADDRESS" or text.count(".") == 3 and text.replace(".", "").isdigit():
             return self.places._seeded("ip", text).ipv4_public()
         if label in _CONTACT_PHONE or sum(c.isdigit() for c in text) >= 7:
