@@ -347,6 +347,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("a jackson-pratt drain was placed in the cul-de-sac", []),
         ("using a french cone tip catheter, 15 cm proximal to the valve", []),
         ("calibrated from 8 to 12 french, testes already de-torsed", []),
+        ("have you been to a david lange concert before", [("david lange", "NAME")]),
         # a listed place joined to a place by a hyphen is part of its name ("newton" alone is a unit)
         ("pcp dr. abernathy at newton-wellesley", [("abernathy", "NAME"), ("newton-wellesley", "CITY")]),
     ],
@@ -748,6 +749,8 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("BLOOD LOSS LESS THAN 5 ML", ("LESS", "PATIENT"), []),
         ("SEEN BY DR YOUNG TODAY", ("YOUNG", "DOCTOR"), [("YOUNG", "DOCTOR")]),
         ("WILL SMITH CALLED", ("WILL SMITH", "PATIENT"), [("WILL SMITH", "PATIENT")]),
+        ("MARK IS A VERY GOOD FRIEND", ("MARK", "PATIENT"), [("MARK", "PATIENT")]),
+        ("MARK MUSLIJA 99 ELM", ("MARK MUSLIJA", "PATIENT"), [("MARK MUSLIJA", "PATIENT")]),
         ("daughter may visit", ("may", "PATIENT"), [("may", "PATIENT")]),
     ],
 )

@@ -697,9 +697,6 @@ class Gazetteer:
                 i += 1  # no name starts here, titled or not (the title test costs more)
                 continue
             titled = has_title_before(doc, i)
-            if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"}:
-                i += 1  # "using a french catheter", "an allis clamp": a thing, no person
-                continue
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
@@ -729,6 +726,9 @@ class Gazetteer:
             # ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call"; not "JOHN MAY CALLED")
             if j - i > 1 and self.modal_before_verb(doc, j - 1):
                 j -= 1
+            if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"} and self._extend_name(doc, i, j, mixed_case) == i + 1:
+                i = j  # "using a french catheter", "an allis clamp": a thing ("a david lange concert" stays)
+                continue
             run = [k for k in range(i, j) if _word_form(doc[k]) and len(doc[k].text) > 1]
             if self._take_run(doc, i, j, run, titled, mixed_case) and (titled or not self.eponym_after(doc, j)):
                 start = i
@@ -1592,7 +1592,11 @@ class Gazetteer:
         named = [t for t in words if NAME in self.tags(t.lower_) and not self.clinical_term(t.lower_)]
         if not named or any(not self.is_common(t.lower_) or zipf(t.lower_) < EMIT_ZIPF for t in named):
             return False
-        phrase = len(named) < len(words) or (span.end < len(doc) and doc[span.end].is_stop)
+        others = [t for t in words if NAME not in self.tags(t.lower_)]
+        if others:
+            phrase = all(self.is_common(t.lower_) for t in others)  # "GOOD HEMOSTASIS", not "MARK MUSLIJA"
+        else:  # "LESS THAN", "WILL BE", not "MARK IS"
+            phrase = len(words) == 1 and span.end < len(doc) and doc[span.end].lower_ in _NO_SUBJECT_AFTER
         return phrase and not has_title_before(doc, span.start) and not _has_credential_after(doc, span.end)
 
     def is_state(self, span: Span) -> bool:
@@ -1970,6 +1974,9 @@ _SURGICAL_WORDS = frozenset("""
 vicryl chromic monocryl prolene nylon silk pds ethilon dexon maxon ethibond mersilene biosyn polysorb
 suture sutures stitch blade scalpel
 """.split())
+# words that follow a word of comparison or a modal but never a person who is the subject
+# ("LESS THAN 5 ML", "WILL BE", "MAY NEED"; "MARK IS", "BILL HAD" stay names)
+_NO_SUBJECT_AFTER = frozenset("than be been as of the a an not need needs".split())
 _DIMENSIONS = re.compile(r"(?i)\b[234]\s*-?\s*d\b")
 _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 # the categories whose entities plausible_entity checks by form
