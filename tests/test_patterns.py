@@ -72,6 +72,7 @@ def variants(text):
     "text,expected",
     [
         ("seen 3-24-17 for f/u", [("3-24-17", "DATE")]),
+        ("seen on 3-24 by md, admitted 12-28, started tues 2-14", [("3-24", "DATE"), ("12-28", "DATE"), ("2-14", "DATE")]),
         ("echo 04.05.2019, again 4.5.19 and 2019.03.14; mri 03-2019", [("04.05.2019", "DATE"), ("4.5.19", "DATE"), ("2019.03.14", "DATE"), ("03-2019", "DATE")]),
         ("extubated on 10/12, reintubated Mon 10/14", [("10/12", "DATE"), ("10/14", "DATE")]),
         ("Line placed 10/12 at 1400", [("10/12 at 1400", "DATE")]),
@@ -150,6 +151,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Pt is 95% on RA, ninety minutes, a hundred times, pt is 98.6 F, turned q2h",
         "Version 1.2.3, k 3.5, ph 7.35, 13.5.40 values, 10-12 breaths, 2-20 units",
         "Repositioned every 1 to 1-1/2 hours",
+        "On 2-3 L NC, started 2-3 days ago, on 1-2 tabs, rr 12-18, since 2-3 weeks, on 4-6 x daily, seen 2-3 times",
         "In case 2 of 3, group 2 patients, employee 3 days, case 12 done",
     ],
 )

@@ -160,6 +160,18 @@ LOOSE_PHONE_ID = "loose_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
 # a score or a count reads it as a ratio (``reads_as_ratio``)
 BARE_MD_ID = "bare_month_day"
+# a month-day written with a hyphen after a strong date cue ("seen on 3-24", "admitted 12-28"),
+# which a dose, flow or count reads the same as ("on 2-3 l nc", "started 2-3 days ago")
+MD_HYPHEN_ID = "month_day_hyphen"
+_MD_HYPHEN_CUES = [
+    "on", "since", "dated", "date", "dos", "doa", "admitted", "admit", "adm", "discharged", "dc'd", "d/c'd",
+    "started", "starting", "began", "born", "seen", *_WEEKDAYS,
+]
+# what follows a range that is an amount, not a date
+_AMOUNT_AFTER = frozenset("""
+l lpm liters liter nc fm times x days day d weeks week wks wk months month mos hours hour hrs hr minutes min mins
+doses dose episodes tabs tab tablets puffs units u mg mcg g ml cc % am pm
+""".split())
 _MD_LATE = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(1[3-9]|2\d|3[01])$"}}
 # units after a number
 _UNIT_WORDS = frozenset("mg mcg g gm kg ml cc l units u iu meq mmol mmhg bpm cal kcal mm cm min hr hrs".split())
@@ -223,6 +235,10 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_DAY_NUM}\.{_MONTH_NUM}\.(19|20)\d\d$"}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^(19|20)\d\d\.{_MONTH_NUM}\.{_DAY_NUM}$"}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": r"^(19|20)\d\d$"}}]},
+    # month-day with a hyphen after a strong cue: "seen on 3-24", "admitted 12-28"
+    {"label": "DATE", "id": MD_HYPHEN_ID, "pattern": [
+        {"LOWER": {"IN": _MD_HYPHEN_CUES}}, {"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}},
+    ]},
     # m-d-yy: "3-24-17"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_MONTH_NUM}$"}}, _HY, {"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _HY, _D(2)]},
     # a date with its time: "1978-07-13 07:00:28", "03/14/2019 14:30"
@@ -481,6 +497,16 @@ def reads_as_ratio(span: Span) -> bool:
         or _mixed_number(span.doc, span.start)
 
 
+def _amount_after(span: Span) -> bool:
+    """A unit, count word or number right after ``span`` ("on 2-3 l nc", "started 2-3 days
+    ago", "on 2-4 x"): an amount, no month-day."""
+    doc = span.doc
+    if span.end >= len(doc):
+        return False
+    nxt = doc[span.end]
+    return nxt.like_num or nxt.lower_ in _AMOUNT_AFTER or nxt.lower_ in _RATIO_WORDS or nxt.text in {"/", "-", ":"}
+
+
 def _mixed_number(doc, i: int) -> bool:
     """The fraction ``doc[i]`` is joined by a hyphen to a whole number before it ("1-1/2
     hours"): no month/day, whatever cue comes first."""
@@ -532,11 +558,12 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
+    spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not _amount_after(s)]
     spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and _mixed_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
-    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID) else s for s in filter_spans(spans)]
+    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID, MD_HYPHEN_ID) else s for s in filter_spans(spans)]
     # an identifier has at least three digits ("number 2", "id 1" are not one)
     chosen = [s for s in chosen if s.id_ != ID_VALUE_ID or (len(s) and sum(c.isdigit() for c in s.text) >= 3)]
     entities = list(entities)
