@@ -735,6 +735,8 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("cm to call vna", ("call vna", "HOSPITAL"), []),
         # sutures, blades and tooth numbers are no dates, places or contacts; a recovery room no hospital
         ("2-D ECHOCARDIOGRAM: NORMAL", ("2-D ECHOCARDIOGRAM", "DATE"), []),
+        ("PT ON 2-3 L NC SINCE 3-24", ("2-3", "DATE"), []),
+        ("SEEN ON 3-24 BY MD", ("3-24", "DATE"), [("3-24", "DATE")]),
         ("SEEN 2/3/2019 FOR 2-D ECHO", ("2/3/2019", "DATE"), [("2/3/2019", "DATE")]),
         ("closed with running #3-0 vicryl and staples", ("3-0 vicryl", "DATE"), []),
         ("closed with #0 vicryl suture", ("0 vicryl suture", "STREET"), []),

@@ -30,7 +30,7 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, reads_as_ratio
+from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, amount_after, reads_as_ratio
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import is_not_phi_place
 
@@ -1532,6 +1532,8 @@ class Gazetteer:
                 return False  # "2-D ECHOCARDIOGRAM": dimensions, no date
             if len(span) == 1 and _MONTH_DAY.match(span.text) and reads_as_ratio(span):
                 return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio
+            if _SHORT_RANGE.match(span.text) and amount_after(span):
+                return False  # "ON 2-3 L NC", "2/3 days": an amount
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1977,6 +1979,7 @@ suture sutures stitch blade scalpel
 # words that follow a word of comparison or a modal but never a person who is the subject
 # ("LESS THAN 5 ML", "WILL BE", "MAY NEED"; "MARK IS", "BILL HAD" stay names)
 _NO_SUBJECT_AFTER = frozenset("than be been as of the a an not need needs".split())
+_SHORT_RANGE = re.compile(r"^\d{1,2}\s*[-/]\s*\d{1,2}$")
 _DIMENSIONS = re.compile(r"(?i)\b[234]\s*-?\s*d\b")
 _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 # the categories whose entities plausible_entity checks by form

@@ -497,7 +497,7 @@ def reads_as_ratio(span: Span) -> bool:
         or _mixed_number(span.doc, span.start)
 
 
-def _amount_after(span: Span) -> bool:
+def amount_after(span: Span) -> bool:
     """A unit, count word or number right after ``span`` ("on 2-3 l nc", "started 2-3 days
     ago", "on 2-4 x"): an amount, no month-day."""
     doc = span.doc
@@ -558,7 +558,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
-    spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not _amount_after(s)]
+    spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not amount_after(s)]
     spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and _mixed_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
