@@ -736,6 +736,12 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # sutures, blades and tooth numbers are no dates, places or contacts; a recovery room no hospital
         ("2-D ECHOCARDIOGRAM: NORMAL", ("2-D ECHOCARDIOGRAM", "DATE"), []),
         ("PT ON 2-3 L NC SINCE 3-24", ("2-3", "DATE"), []),
+        ("UOP 30-50 CC/HR", ("UOP 30-50", "DATE"), []),
+        ("HR 80-90'S NSR", ("80-90", "DATE"), []),
+        ("temp 99.1 po, wbc 12-14, lactate 2.1", ("12-14", "DATE"), []),
+        ("heels elevated, 1-2 assist oob to chair", ("1-2 assist oob", "DATE"), []),
+        ("extubated 12-14, reintubated 12-16", ("12-14", "DATE"), [("12-14", "DATE")]),
+        ("seen on the 12th, again in march", ("12th", "DATE"), [("12th", "DATE")]),
         ("SEEN ON 3-24 BY MD", ("3-24", "DATE"), [("3-24", "DATE")]),
         ("SEEN 2/3/2019 FOR 2-D ECHO", ("2/3/2019", "DATE"), [("2/3/2019", "DATE")]),
         ("closed with running #3-0 vicryl and staples", ("3-0 vicryl", "DATE"), []),

@@ -104,6 +104,7 @@ def variants(text):
         ("A 93yo man, 91 y/o, age 95", [("93yo", "AGE"), ("91", "AGE"), ("95", "AGE")]),
         ("A ninety-four year old woman, one hundred and two years old", [("ninety-four", "AGE"), ("one hundred and two", "AGE")]),
         ("Pt is 101, daughter is 70; pt turned 95 last week, 100th birthday", [("101", "AGE"), ("95", "AGE"), ("100th birthday", "AGE")]),
+        ("A woman in her 90s, a man in his mid 90's, hr 90's-100's", [("90s", "AGE"), ("90", "AGE")]),
         ("Lives at 90 Whitchurch Road, Suite 377", [("90 Whitchurch Road", "STREET"), ("Suite 377", "STREET")]),
         ("Zip 02114", [("02114", "ZIP")]),
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),

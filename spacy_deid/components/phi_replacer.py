@@ -420,15 +420,44 @@ def _over_89_at_birth(span: Span, year: int) -> bool:
     return reference - year > 89
 
 
-_MEASUREMENT = re.compile(r"^(\d{1,4}|\d+(?:[.,:/]\d+)+)%?$")
+_MEASUREMENT = re.compile(r"(?i)^(\d{1,4}|\d+(?:[.,:/]\d+)+)(%|'?s|[a-z]{1,3})?$")
+# a value of a range ("80-90", "94-97%", "100-120/60-70", "0.1-0.15"): groups of three digits at most
+_RANGE_VALUE = re.compile(r"(?i)^\d{1,3}(?:[.,/]\d{1,3})*(%|'?s|[a-z]{1,3})?$")
 _JOINERS = {"-", "–", ".", "(", ")", "/", "#", "+"}
 
 
 def _measurement(doc: Doc, i: int) -> bool:
     """Token ``i`` is a number that reads as a measurement, not part of an
-    identifier: measurement-shaped, and no digit token joined to it directly or
-    through ``-``, ``.``, ``(``... without a space (``555-1234`` is one number)."""
-    return bool(_MEASUREMENT.match(doc[i].text)) and not _joined_digits(doc, i, -1) and not _joined_digits(doc, i, 1)
+    identifier: measurement-shaped (a unit, percent or decade's "s" may be glued on:
+    "2l", "94%", "90s"), and no digit token joined to it directly or through ``-``,
+    ``.``, ``(``... without a space (``555-1234`` is one number), unless what is
+    joined is a range of small values (``80-90``, ``100-120/60-70``); a clitic after
+    a number ("90" + "'s") too."""
+    text = doc[i].text
+    if text.lower() in ("'s", "’s"):
+        return i > 0 and not doc[i - 1].whitespace_ and doc[i - 1].text[:1].isdigit()
+    if not _MEASUREMENT.match(text):
+        return False
+    if not _joined_digits(doc, i, -1) and not _joined_digits(doc, i, 1):
+        return True
+    return _small_range(doc, i)
+
+
+def _small_range(doc: Doc, i: int) -> bool:
+    """Token ``i`` is in a run of numbers joined by hyphens without spaces that is a range
+    of small values: two or three numbers of at most three digits per group, not a
+    date's three plain numbers ("3-24-17") nor a phone's or SSN's groups (four digits)."""
+    start = end = i
+    while start >= 2 and doc[start - 1].text in ("-", "–") and not doc[start - 2].whitespace_ \
+            and not doc[start - 1].whitespace_:
+        start -= 2
+    while end + 2 < len(doc) and doc[end + 1].text in ("-", "–") and not doc[end].whitespace_ \
+            and not doc[end + 1].whitespace_:
+        end += 2
+    values = [doc[k].text for k in range(start, end + 1, 2)]
+    if not 2 <= len(values) <= 3 or not all(_RANGE_VALUE.match(v) for v in values):
+        return False
+    return not (len(values) == 3 and all(v.isdigit() for v in values))
 
 
 def _joined_digits(doc: Doc, i: int, step: int) -> bool:

@@ -1534,6 +1534,8 @@ class Gazetteer:
                 return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio
             if _SHORT_RANGE.match(span.text) and amount_after(span):
                 return False  # "ON 2-3 L NC", "2/3 days": an amount
+            if self._measured_range(doc, span):
+                return False  # "UOP 30-50", "HR 80-90", "wbc 12-14", "1-2 assist oob": values, no date
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1585,6 +1587,25 @@ class Gazetteer:
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    def _measured_range(self, doc: Doc, span: Span) -> bool:
+        """A NER date that is a value of a note, no date: numbers of at most three digits,
+        no month, weekday or holiday, and ordinary words beside them ("UOP 30-50", "1-2
+        assist oob"), or a range that no month-day is ("80-90") or after a vital sign or
+        laboratory word ("wbc 12-14")."""
+        if any(t.lower_.rstrip(".") in _CALENDAR_FORMS or t.lower_ in _TIME_SPAN_WORDS for t in span):
+            return False  # a month, a weekday, an age or a duration ("6-YEAR-OLD", "3 days ago")
+        numbers = re.findall(r"\d+", span.text)
+        if not numbers or any(len(n) > 3 for n in numbers) or re.search(r"\d[/.]\d", span.text):
+            return False  # a year, or a month/day ("3/24 am")
+        if any(t.is_alpha for t in span):
+            return True
+        m = _NUMBER_RANGE.match(span.text)
+        if m is None:
+            return False
+        first, second = int(m.group(1)), int(m.group(2))
+        prev = doc[span.start - 1].lower_ if span.start else ""
+        return first > 12 or second > 31 or first == 0 or second == 0 or prev in _VALUE_WORDS
 
     def _word_name(self, doc: Doc, span: Span, words: Sequence) -> bool:
         """In a single-case note, a NER name whose listed names are all very common
@@ -1979,6 +2000,13 @@ suture sutures stitch blade scalpel
 # words that follow a word of comparison or a modal but never a person who is the subject
 # ("LESS THAN 5 ML", "WILL BE", "MAY NEED"; "MARK IS", "BILL HAD" stay names)
 _NO_SUBJECT_AFTER = frozenset("than be been as of the a an not need needs".split())
+_TIME_SPAN_WORDS = frozenset("year years yr yrs old month months mo mos week weeks wk wks day days ago y/o yo".split())
+_NUMBER_RANGE = re.compile(r"^(\d{1,3})\s*[-–]\s*(\d{1,3})$")
+# vital signs and laboratory values a note gives as a range ("wbc 12-14", "hr 10-12")
+_VALUE_WORDS = frozenset("""
+hr rr bp sbp dbp map cvp ci wbc hct hgb hb plt plts k na cl co2 hco3 bun cr creat glucose fsbs bs temp t tmax
+uop u/o sats sat spo2 o2 peep fio2 tv rsbi lactate inr ptt pt trop mg ca phos ph pco2 po2 gcs rass pain cpot
+""".split())
 _SHORT_RANGE = re.compile(r"^\d{1,2}\s*[-/]\s*\d{1,2}$")
 _DIMENSIONS = re.compile(r"(?i)\b[234]\s*-?\s*d\b")
 _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")

@@ -404,6 +404,13 @@ PHI_PATTERNS: List[Dict] = [
             [{"LOWER": {"IN": ["yo", "y/o", "y.o", "y.o."]}}],
         )
     ),
+    # a decade of life over 89 ("in her 90s", "IN HIS MID 90'S"): the decade tells the age
+    {"label": "AGE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["her", "his", "their", "mid", "early", "late", "upper"]}}, {"TEXT": {"REGEX": r"(?i)^(9|1[01])0'?s$"}},
+    ]},
+    {"label": "AGE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["her", "his", "their", "mid", "early", "late", "upper"]}}, {"TEXT": {"REGEX": r"^(9|1[01])0$"}}, {"LOWER": {"IN": ["'s", "’s"]}},
+    ]},
     # the age a sentence gives ("pt is 101, daughter is 70", "turned 95 last week", "her 100th birthday")
     {"label": "AGE", "id": "value", "pattern": [
         {"LOWER": {"IN": ["pt", "patient", "she", "he"]}}, {"LOWER": "is"}, _AGE_NUM, {"LOWER": {"IN": [",", ".", ";", "and", "with", "but"]}},
