@@ -740,6 +740,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("HR 80-90'S NSR", ("80-90", "DATE"), []),
         ("temp 99.1 po, wbc 12-14, lactate 2.1", ("12-14", "DATE"), []),
         ("heels elevated, 1-2 assist oob to chair", ("1-2 assist oob", "DATE"), []),
+        ("address:\n\n69 Roheline 43\n Apt. 305", ("69 Roheline 43", "DATE"), [("69 Roheline 43", "DATE")]),
         ("extubated 12-14, reintubated 12-16", ("12-14", "DATE"), [("12-14", "DATE")]),
         ("seen on the 12th, again in march", ("12th", "DATE"), [("12th", "DATE")]),
         ("SEEN ON 3-24 BY MD", ("3-24", "DATE"), [("3-24", "DATE")]),

@@ -30,7 +30,7 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, amount_after, reads_as_ratio
+from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, after_joined_number, amount_after, reads_as_ratio
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import is_not_phi_place
 
@@ -487,10 +487,7 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
 def _after_number(doc: Doc, i: int) -> bool:
     """``doc[i]`` comes right after a number, or is joined to one by a hyphen: a size, unit
     or count ("12 french", "22-french foley", "3-way"), no name."""
-    if i >= 1 and doc[i - 1].like_num:
-        return True
-    return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
-        and not doc[i - 1].whitespace_
+    return (i >= 1 and doc[i - 1].like_num) or after_joined_number(doc, i)
 
 
 def _between_hyphens(doc: Doc, i: int) -> bool:
@@ -1514,8 +1511,13 @@ class Gazetteer:
         if category != "NAME" and (any(t.lower_ in _SURGICAL_WORDS for t in span) or _SUTURE_SIZE.search(span.text)):
             return False  # "#3-0 vicryl", "#15 blade", "2-0": sutures and instruments, no date or place
         if category == "CONTACT":
-            # "teeth #2 and #19": a contact has a letter (an e-mail, a URL) or four digits or more
-            return any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4
+            # "teeth #2 and #19": a contact has a letter (an e-mail, a URL), four digits or
+            # more, or is a group of a number beside it ("Phone: 88 165 40 96")
+            if any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4:
+                return True
+            beside = [doc[j] for j in (span.start - 1, span.end) if 0 <= j < len(doc)]
+            before = doc[max(0, span.start - 3) : span.start]
+            return any(t.like_num for t in beside) or any(t.lower_.rstrip(":.") in _CONTACT_CUE_WORDS for t in before)
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
@@ -1590,16 +1592,19 @@ class Gazetteer:
 
     def _measured_range(self, doc: Doc, span: Span) -> bool:
         """A NER date that is a value of a note, no date: numbers of at most three digits,
-        no month, weekday or holiday, and ordinary words beside them ("UOP 30-50", "1-2
-        assist oob"), or a range that no month-day is ("80-90") or after a vital sign or
-        laboratory word ("wbc 12-14")."""
+        no month, weekday or holiday, and a range beside ordinary or clinical words ("UOP
+        30-50", "1-2 assist oob"; not "69 Roheline 43"), or a range that no month-day is
+        ("80-90") or after a vital sign or laboratory word ("wbc 12-14")."""
         if any(t.lower_.rstrip(".") in _CALENDAR_FORMS or t.lower_ in _TIME_SPAN_WORDS for t in span):
             return False  # a month, a weekday, an age or a duration ("6-YEAR-OLD", "3 days ago")
         numbers = re.findall(r"\d+", span.text)
         if not numbers or any(len(n) > 3 for n in numbers) or re.search(r"\d[/.]\d", span.text):
             return False  # a year, or a month/day ("3/24 am")
         if any(t.is_alpha for t in span):
-            return True
+            # a range beside ordinary or clinical words only ("69 Roheline 43" is an address)
+            return re.search(r"\d\s*[-–]\s*\d", span.text) is not None and all(
+                self.is_common(t.lower_) or self.clinical_term(t.lower_) for t in span if t.is_alpha
+            )
         m = _NUMBER_RANGE.match(span.text)
         if m is None:
             return False

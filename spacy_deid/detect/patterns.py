@@ -501,7 +501,7 @@ def reads_as_ratio(span: Span) -> bool:
     """A score or count word or another number stands right before or after
     ``span`` ("1/15 nodes", "gcs 14/15", "2/3 of dose"): a ratio, no date."""
     return any(t.lower_ in _RATIO_WORDS or t.text == "/" or t.like_num for t in _neighbours(span)) \
-        or _mixed_number(span.doc, span.start)
+        or after_joined_number(span.doc, span.start)
 
 
 def amount_after(span: Span) -> bool:
@@ -514,9 +514,9 @@ def amount_after(span: Span) -> bool:
     return nxt.like_num or nxt.lower_ in _AMOUNT_AFTER or nxt.lower_ in _RATIO_WORDS or nxt.text in {"/", "-", ":"}
 
 
-def _mixed_number(doc, i: int) -> bool:
-    """The fraction ``doc[i]`` is joined by a hyphen to a whole number before it ("1-1/2
-    hours"): no month/day, whatever cue comes first."""
+def after_joined_number(doc, i: int) -> bool:
+    """``doc[i]`` is joined by a hyphen, without spaces, to a number before it: a mixed
+    number ("1-1/2 hours": no month/day, whatever cue comes first), a size ("22-french")."""
     return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
         and not doc[i - 1].whitespace_
 
@@ -566,7 +566,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
     spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not amount_after(s)]
-    spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and _mixed_number(s.doc, t.i) for t in s)]
+    spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and after_joined_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
