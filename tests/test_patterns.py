@@ -95,6 +95,7 @@ def variants(text):
         ("Case mgmt: Julie x4-5678", [("x4-5678", "PHONE")]),
         ("Ids mrn#1234567 acct#7654321, born in 1924", [("mrn#1234567", "MRN"), ("acct#7654321", "IDNUM"), ("1924", "DATE")]),
         ("Call if any changes: 508 555 1234.", [("508 555 1234", "PHONE")]),
+        ("Sister (617) 555 0199 at home", [("(617) 555 0199", "PHONE")]),
         ("Website:\nhttps://www.uearly.se/\n\nAddress:\nBrucker", [("https://www.uearly.se/", "URL")]),
         ("MRN: 765-4321, case #JH-998877, EM-123456", [("765-4321", "MRN"), ("JH-998877", "IDNUM"), ("EM-123456", "IDNUM")]),
         ("Patient ID: 98765", [("98765", "IDNUM")]),

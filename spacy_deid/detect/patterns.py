@@ -120,6 +120,8 @@ WORD_STATE_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa
 # Phone number shapes (no cue), reused after cue words for FAX.
 _PHONE_BASES: List[List[Dict]] = [
     [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _LAST4],
+    # "(617) 555 0199": the area code in parentheses, the groups apart
+    [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _LAST4],
     [_D(3), _HY, _D(3), _HY, _LAST4],
     [{"TEXT": {"REGEX": r"(?i)^\d{3}\.\d{3}\.\d{4}(x\d{1,5})?$"}}],
     [{"TEXT": {"REGEX": r"^\+?1?\d{10}$"}}],
