@@ -23,7 +23,7 @@ wraps it as a pipeline component.
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from spacy.attrs import LOWER
 from spacy.strings import get_string_id
@@ -490,6 +490,23 @@ def _after_number(doc: Doc, i: int) -> bool:
     return (i >= 1 and doc[i - 1].like_num) or after_joined_number(doc, i)
 
 
+def _hyphen_joined(doc: Doc, span: Span, word_ok: Callable[[Doc, int], bool], steps: int, spaced_right: bool) -> Span:
+    """``span`` extended over up to ``steps`` words on each side that ``word_ok`` accepts and
+    a hyphen joins to it ("weeks-rivas", "newton-wellesley"); on the left the word touches
+    the hyphen, on the right a space before the hyphen is allowed with ``spaced_right``."""
+    start, end = span.start, span.end
+    for _ in range(steps):
+        if not (end + 1 < len(doc) and doc[end].text == "-" and (spaced_right or not doc[end - 1].whitespace_)
+                and word_ok(doc, end + 1)):
+            break
+        end += 2
+    for _ in range(steps):
+        if not (start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ and word_ok(doc, start - 2)):
+            break
+        start -= 2
+    return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+
+
 def _between_hyphens(doc: Doc, i: int) -> bool:
     """``doc[i]`` is the middle of a hyphenated word ("cul-de-sac", "tete-a-tete"): no name alone."""
     return 0 < i < len(doc) - 1 and doc[i - 1].text == "-" and doc[i + 1].text == "-" \
@@ -744,12 +761,7 @@ class Gazetteer:
         """A taken name with a listed surname joined to it by a hyphen is one name
         ("weeks-rivas", "Mayo-Walters", "garcia- smith"), whatever the commonness of
         that surname ("weeks", "mayo": alone they are taken only in context)."""
-        start, end = span.start, span.end
-        if end + 1 < len(doc) and doc[end].text == "-" and self._surname_word(doc, end + 1):
-            end += 2
-        if start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ and self._surname_word(doc, start - 2):
-            start -= 2
-        return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+        return _hyphen_joined(doc, span, self._surname_word, steps=1, spaced_right=True)
 
     def _surname_word(self, doc: Doc, k: int) -> bool:
         t = doc[k]
@@ -899,13 +911,7 @@ class Gazetteer:
         """A place taken with a listed place joined to it by a hyphen is one name
         ("NEWTON-WELLESLEY", "wilkes-barre"), however ordinary that place is alone
         ("newton", "barre")."""
-        start, end = span.start, span.end
-        n = len(doc)
-        while end + 1 < n and doc[end].text == "-" and not doc[end - 1].whitespace_ and self._place_word(doc, end + 1):
-            end += 2
-        while start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ and self._place_word(doc, start - 2):
-            start -= 2
-        return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+        return _hyphen_joined(doc, span, self._place_word, steps=len(doc), spaced_right=False)
 
     def _place_word(self, doc: Doc, k: int) -> bool:
         t = doc[k]
