@@ -36,18 +36,38 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
 FAKER_LOCALES = ("en", "en_US", "en_GB", "en_IE", "en_NZ", "en_IN")
+# Faker's other person providers written in the Latin alphabet: patients and relatives in US
+# notes bear names of every origin ("idris", "philippe", "ingrid", "nguyen"); their entries of
+# three letters or more that are written in Latin letters only (no transliteration is added)
+WORLD_LOCALES = (
+    "az_AZ", "cs_CZ", "da_DK", "de_AT", "de_CH", "de_DE", "de_LI", "de_LU", "en_KE", "en_NG", "en_PK",
+    "en_TH", "es_AR", "es_CA", "es_CL", "es_CO", "es_ES", "es_MX", "et_EE", "fi_FI", "fr_BE", "fr_CA",
+    "fr_CH", "fr_DZ", "fr_FR", "fr_QC", "ga_IE", "ha_NG", "hr_HR", "hu_HU", "id_ID", "ig_NG", "is_IS",
+    "it_IT", "lt_LT", "lv_LV", "nl_BE", "nl_NL", "no_NO", "pl_PL", "pt_BR", "pt_PT", "ro_RO", "sk_SK",
+    "sl_SI", "sv_SE", "sw", "tr_TR", "tw_GH", "uz_UZ", "yo_NG", "zu_ZA",
+)
+_LATIN_NAME = re.compile(r"^[^\W\d_](?:[^\W\d_]|['\- ])*[^\W\d_]$")
 CITY_MIN_POPULATION = 15000
+# a name only the world locales list is taken as a name anywhere below this frequency in English
+WORLD_NAME_MAX_ZIPF = 3.0
 COMMON_MIN_ZIPF = 2.5  # the list keeps each word's Zipf value; the masker picks its own cut
 _WORD = re.compile(r"^[a-z][a-z'\-]*[a-z]$|^[a-z]$")
 
 
-def _faker_names() -> Dict[str, Set[str]]:
+def _faker_names(world: bool = True) -> Dict[str, Set[str]]:
+    """First names and surnames of the English locales and, with ``world``, of WORLD_LOCALES."""
     first: Set[str] = set()
     last: Set[str] = set()
-    for loc in FAKER_LOCALES:
+    for loc in FAKER_LOCALES + (WORLD_LOCALES if world else ()):
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
-        first.update(n.lower() for n in getattr(provider, "first_names", ()))
-        last.update(n.lower() for n in getattr(provider, "last_names", ()))
+        for key, out in (("first_names", first), ("last_names", last)):
+            entries = getattr(provider, key, ())
+            if isinstance(entries, property):  # es_CL: computed from its male and female lists
+                entries = [*getattr(provider, f"{key}_male", ()), *getattr(provider, f"{key}_female", ())]
+            if loc in FAKER_LOCALES:
+                out.update(n.lower() for n in entries)
+            else:
+                out.update(w for w in (n.lower() for n in entries) if len(w) >= 3 and _latin(w))
     # the names notes give a patient whose name is not known yet ("JOHN DOE", "jane roe"):
     # no Faker locale lists them
     last |= PLACEHOLDER_SURNAMES
@@ -55,6 +75,27 @@ def _faker_names() -> Dict[str, Set[str]]:
 
 
 PLACEHOLDER_SURNAMES = {"doe", "roe"}
+
+
+def _world_names(english: Dict[str, Set[str]], every: Dict[str, Set[str]], words: Set[str]) -> Dict[str, Set[str]]:
+    """The English lists and the other locales' entries that are no English stop word, no
+    dictionary word and no clinical word (``words``): "were", "each", "rosette", "pia" are
+    names in some locale and words in notes; an English list's "will" or "rose" stays, with
+    the context rules of names that are words."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    known = set().union(*english.values())
+    return {
+        key: english[key] | {w for w in every[key] - known if w not in STOP_WORDS and w not in words}
+        for key in every
+    }
+
+
+def _latin(word: str) -> bool:
+    """Letters of the Latin alphabet only (accents included), apostrophes, hyphens, spaces."""
+    import unicodedata
+
+    return bool(_LATIN_NAME.match(word)) and all("LATIN" in unicodedata.name(c, "") for c in word if c.isalpha())
 
 
 def _place_forms() -> Dict[str, Set[str]]:
@@ -157,7 +198,12 @@ def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str],
     )
 
 
-def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[str], vocabulary: Iterable[str] = ()) -> List[str]:
+def _common_words(
+    not_words: Set[str], dictionary: Set[str], clinical: Iterable[str], vocabulary: Iterable[str] = (), world_names: Set[str] = frozenset()
+) -> List[str]:
+    """Rows word, Zipf, flag. ``world_names``: names only the other locales list; one that is a
+    frequent word of English text is flagged like an ordinary word, a name in context only
+    (those lists hold "france", "muslim", "tri"; "philippe" and "magnus" go with them): flag 2."""
     from wordfreq import iter_wordlist, zipf_frequency
 
     rows: List[str] = []
@@ -172,7 +218,8 @@ def _common_words(not_words: Set[str], dictionary: Set[str], clinical: Iterable[
         if w in not_words and w not in dictionary:
             continue
         seen.add(w)
-        rows.append(f"{w}\t{z:.2f}\t{int(w in dictionary)}")
+        flag = 1 if w in dictionary else 2 if w in world_names and z >= WORLD_NAME_MAX_ZIPF else 0
+        rows.append(f"{w}\t{z:.2f}\t{flag}")
     # clinical terms are common whatever their frequency in general English ("gerd" is at 2.7)
     clinical = set(clinical)
     rows = [r for r in rows if r.split("\t", 1)[0] not in clinical]
@@ -200,10 +247,10 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
     """Write the lists into ``out_dir``; RETURNS the number of entries per file.
     ``vocabulary_corpus``: rewrite clinical_vocabulary.txt from it (else the file is kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    names = _faker_names()
     places = _places()
     dictionary = _dictionary_words()
     clinical = _read_terms(out_dir / "clinical_terms.txt")
+    names = _world_names(_faker_names(world=False), _faker_names(), dictionary | set(clinical) | set(_read_terms(out_dir / "clinical_vocabulary.txt")))
     counts: Dict[str, int] = {}
     for key, terms in {**names, **places, **_place_forms()}.items():
         counts[key] = _write(
@@ -212,6 +259,8 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
             sorted(terms),
         )
     single_tokens = {t for terms in (*names.values(), places["us_cities"]) for t in terms}
+    # a frequent word of English text that only the other locales list as a name stays common
+    english_names = {t for terms in (*_faker_names(world=False).values(), places["us_cities"]) for t in terms}
     vocabulary_path = out_dir / "clinical_vocabulary.txt"
     if vocabulary_corpus is not None:
         from wordfreq import iter_wordlist, zipf_frequency
@@ -234,11 +283,12 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
     vocabulary = _read_terms(vocabulary_path)
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",
-        "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word (0: a frequent\n"
-        "proper noun or abbreviation such as 'ucla', 'tylenol'); names and places that are not also ordinary\n"
-        "words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt added (Zipf 8).\n"
+        "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word, 2 if a word of\n"
+        "Zipf 3 or more that only the name lists of non-English locales hold ('france', 'tri': read as ordinary),\n"
+        "0: a frequent proper noun or abbreviation such as 'ucla', 'tylenol'; English names and US places that are not also\n"
+        "ordinary words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt added (Zipf 8).\n"
         "Built by scripts/build_gazetteers.py.",
-        _common_words(single_tokens, dictionary, clinical, vocabulary),
+        _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names),
     )
     return counts
 

@@ -114,6 +114,47 @@ def test_common_words_list_keeps_ordinary_words_only():
     assert not {"john", "boston", "garcia"} & common
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # names of other locales: alone when no English word, after a cue or before a word
+        # no list has when English text uses them ("philippe", "magnus")
+        ("Spoke with Idris about dispo.", [("Idris", "NAME")]),
+        ("Philippe Guernon visited.", [("Philippe Guernon", "NAME")]),
+        ("Wife Ingrid at bedside.", [("Ingrid", "NAME")]),
+        ("Daughter Magnus called.", [("Magnus", "NAME")]),
+    ],
+)
+def test_names_of_other_locales(nlp, text, expected):
+    for variant, case in zip(variants(text), (str, str.upper, str.lower)):
+        assert found(nlp, variant) == [(case(t), label) for t, label in expected], variant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # words that some locale lists as a name: dictionary, clinical and stop words are none
+        "The pia was coagulated; dura mater intact; 5 mm assist port were placed.",
+        "Laser used to create rosette; ortho tri-cyclen; laparoscopic roux-en-y bypass.",
+        "Red rubber robinson catheters were placed; pt will xarelto held.",
+        "Pt is Muslim, speaks Danish; visited France last year; LIMA to LAD.",
+    ],
+)
+def test_words_of_other_locales_name_lists_are_not_taken(nlp, text):
+    for variant in variants(text):
+        assert found(nlp, variant) == [], variant
+
+
+def test_common_words_flags_other_locales_names_as_ordinary_but_not_dictionary_words():
+    from spacy_deid.detect.gazetteers import dictionary_words
+    from spacy.strings import get_string_id
+
+    path = asset_path("gazetteers/common_words.tsv")
+    assert {"philippe", "france", "tri"} <= read_common_words(path, 3.0, ordinary_only=True)
+    assert not {"philippe", "france"} & read_common_words(path, 3.0, dictionary_only=True)
+    assert get_string_id("magnus") not in dictionary_words() and get_string_id("rose") in dictionary_words()
+
+
 def test_user_list_and_label(tmp_path):
     wards = tmp_path / "wards.txt"
     wards.write_text("# wards\nfarr 10\nblake 7\n", encoding="utf-8")
@@ -208,6 +249,10 @@ def _with_ents(nlp, text, ents):
         # a measurement is no date
         ("MASS 4 CM FROM NIPPLE.", ("MASS 4 CM", "DATE"), False),
         ("SEEN 4/12 BY SURGERY", ("4/12", "DATE"), True),
+        # a possessive before an eponym's head is no hospital or doctor
+        ("taken down through scarpa's fascia to the", ("scarpa's fascia", "HOSPITAL"), False),
+        ("berry's ligament was freed", ("berry's ligament", "DOCTOR"), False),
+        ("Seen at St. Luke's Hospital.", ("St. Luke's Hospital", "HOSPITAL"), True),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

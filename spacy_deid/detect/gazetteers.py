@@ -164,6 +164,8 @@ position protocol regimen type catheter tube needle solution stain staining body
 trial cohort
 clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
 scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
+wire wires pin pins saw fundoplication deformity
+fascia ligament ligaments canal pouch triangle capsule membrane diverticulum duct gland nerve artery fold fossa
 """.split())
 # month and weekday names are first names too ("april", "may", "june"): ordinary words here
 CALENDAR_WORDS = frozenset("""
@@ -306,12 +308,15 @@ def read_term_file(path) -> List[str]:
 
 
 def read_common_words(
-    path, min_zipf: float, ordinary_only: bool = False, dictionary_min_zipf: Optional[float] = None
+    path, min_zipf: float, ordinary_only: bool = False, dictionary_min_zipf: Optional[float] = None,
+    dictionary_only: bool = False,
 ) -> Set[str]:
-    """Words of ``common_words.tsv`` (word, Zipf frequency, ordinary-word flag)
-    at or above ``min_zipf``; with ``ordinary_only`` only dictionary words (not
-    "ucla", "tylenol"); with ``dictionary_min_zipf`` also the dictionary words
-    from that Zipf frequency on (one read for both cuts)."""
+    """Words of ``common_words.tsv`` (word, Zipf frequency, flag: 1 a dictionary word, 2 a
+    frequent word that only non-English name lists hold, read as an ordinary word; 0 another
+    frequent word) at or above ``min_zipf``; with ``ordinary_only`` only ordinary words (not
+    "ucla", "tylenol"), with ``dictionary_only`` only dictionary words; with
+    ``dictionary_min_zipf`` also the ordinary words from that Zipf frequency on (one read for
+    both cuts)."""
     out: Set[str] = set()
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -319,8 +324,9 @@ def read_common_words(
                 continue
             cols = line.rstrip("\n").split("\t")
             zipf = float(cols[1] if len(cols) > 1 else 0)
-            ordinary = not (len(cols) > 2 and cols[2] == "0")
-            if (zipf >= min_zipf and (ordinary or not ordinary_only)) or (
+            flag = cols[2] if len(cols) > 2 else "1"
+            ordinary = flag != "0" and (flag == "1" or not dictionary_only)
+            if (zipf >= min_zipf and (ordinary or not (ordinary_only or dictionary_only))) or (
                 dictionary_min_zipf is not None and ordinary and zipf >= dictionary_min_zipf
             ):
                 out.add(cols[0].lower())
@@ -350,7 +356,7 @@ def dictionary_words() -> FrozenSet[int]:
     that are not names, however rare in general English."""
     from spacy_deid.resources import asset_path
 
-    return frozenset(get_string_id(w) for w in read_common_words(asset_path(COMMON_WORDS), 2.5, ordinary_only=True))
+    return frozenset(get_string_id(w) for w in read_common_words(asset_path(COMMON_WORDS), 2.5, dictionary_only=True))
 
 
 CLINICAL_FORMS = "gazetteers/clinical_forms.txt"
@@ -670,7 +676,9 @@ class Gazetteer:
         while j < n and (doc[j].lower_ in {"'s", "’s", "'", "-", "’"} or (j < end + 3 and NAME in self.tags(doc[j].lower_))):
             j += 1
         for k in range(j, min(j + 2, n)):
-            if doc[k].lower_ in EPONYM_HEADS:
+            low = doc[k].lower_
+            # "robinson catheters", "allis clamps"
+            if low in EPONYM_HEADS or (low.endswith("s") and low[:-1] in EPONYM_HEADS):
                 return True
         return False
 
@@ -681,7 +689,15 @@ class Gazetteer:
     def _name_token(self, doc: Doc, i: int) -> bool:
         low = doc[i].lower_
         return NAME in self.tags(low) and low.rstrip(".") not in _CONTEXT_WORDS and not _after_number(doc, i) \
-            and not _between_hyphens(doc, i) and not self._word_prefix(doc, i)
+            and not _between_hyphens(doc, i) and not self._word_prefix(doc, i) \
+            and not (i >= 1 and doc[i - 1].lower_ in STREET_LEADS)
+
+    def _foreign_first_name(self, doc: Doc, i: int) -> bool:
+        """A listed first name that is frequent in English text without being a dictionary
+        word ("philippe", "magnus"): alone it needs a cue, before a word no list has it
+        starts a name ("Philippe Guernon"; "will xarelto" is no name)."""
+        low = doc[i].lower_
+        return "key:first_names" in self.tags(low) and self.is_common(low) and get_string_id(low) not in dictionary_words()
 
     def _word_prefix(self, doc: Doc, i: int) -> bool:
         """``doc[i]`` is joined by a hyphen to an ordinary word after it that no list names
@@ -726,13 +742,18 @@ class Gazetteer:
             j = i + 1
             while j < n:
                 # after a title, a name may go on over words no list has ("dr sharnette myrnson")
-                if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)):
+                if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)) or (
+                    j == i + 1 and self._foreign_first_name(doc, i) and self._unknown_word(doc, j)
+                ):
                     j += 1
                     continue
                 # a middle initial: "john a. smith", "john a smith", "Vanessa C. White"
                 if _INITIAL.match(doc[j].text) and j + 1 < n:
                     nxt = j + 2 if doc[j + 1].text == "." else j + 1
-                    if nxt < n and self._name_token(doc, nxt):
+                    # "lóa f. sigmundsdóttir": a word no list has after a first name's initial
+                    if nxt < n and (self._name_token(doc, nxt) or (
+                        "key:first_names" in self.tags(doc[i].lower_) and self._unknown_word(doc, nxt)
+                    )):
                         j = nxt + 1
                         continue
                 break
@@ -1504,7 +1525,9 @@ class Gazetteer:
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
         - an age whose number no person reaches ("apt. 595", a postal code "53650");
-        - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device).
+        - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device);
+        - a possessive before an eponym's head ("scarpa's fascia" as a hospital, "berry's
+          ligament" as a doctor).
         - anything but a name with a suture material, a blade or a suture size in it
           ("#3-0 vicryl" as a date, "#0 vicryl suture" as a street);
         - a contact with no letter and fewer than four digits ("teeth #2 and #19").
@@ -1561,6 +1584,8 @@ class Gazetteer:
             # "Pulmonary outflow is normal": capitalised only as a sentence's first word, with
             # lower-case words after it that no list names
             return False
+        if len(words) > 1 and words[-1].lower_ in EPONYM_HEADS and doc[words[-1].i - 1].lower_ in {"'s", "’s"}:
+            return False  # "scarpa's fascia" as a hospital, "berry's ligament" as a doctor: an eponym
         if category == "NAME" and all(t.lower_.rstrip(".") in _CONTEXT_WORDS for t in words):
             return False  # "son", "dr": the cue, not the name ("son will in to visit")
         if category == "NAME" and len(words) == 1 and self.is_common(words[0].lower_) and span.start > 0 \
@@ -1913,10 +1938,12 @@ class Gazetteer:
         titled, names = self.names(doc, mixed_case)
         lowers = [t.lower_ for t in doc]
         spans = (
-            self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled + self.initialled_names(doc, mixed_case)
-            + self.places(doc, mixed_case) + names + self.places_by_form(doc, mixed_case) + self.landmarks(doc)
-            + self.travel_places(doc) + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
-            + self.cross_streets(doc, lowers) + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
+            # the streets of a corner first: "the corner of dalbraut 99 and frederikke coves" names a street
+            self.cross_streets(doc, lowers) + self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled
+            + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
+            + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
+            + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
+            + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
         # a kind of facility names no one ("from nursing home", "to rehab facility")
         spans = [
@@ -1974,10 +2001,10 @@ _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units i
 # the labels of address pieces that address_runs completes
 ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
 # words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
-_ADDRESS_WORDS = frozenset(
-    "apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor "
-    "via rue rua calle avenida avda strada viale piazza carrer calea ulica".split()
-)
+# the words before a street's name in other languages' addresses: a name after one names the
+# street ("via goffredo mameli", "rue victor hugo")
+STREET_LEADS = frozenset("via rue rua calle avenida avda strada viale piazza carrer calea ulica".split())
+_ADDRESS_WORDS = frozenset("apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor".split()) | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
 _CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
 # name particles of streets and towns, inside an address only between two of its words
