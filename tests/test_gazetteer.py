@@ -687,10 +687,27 @@ def _address_spans(nlp, text):
         ("billing address: 11 via goffredo mameli 149 suite 268", [("11 via goffredo mameli 149 suite 268", "STREET")]),
         # a contact line after the address is no town
         ("018 robert fields, pereztown, ri 02860\ntel 833.800.8402  fax: 671.637.3070", [("pereztown", "CITY"), ("02860", "ZIP")]),
+        # an address block: the street line above a unit line, a town of ordinary words on its
+        # own line before the country
+        # (a country of two words stays, the postal code after it is the address's)
+        ("Matthew Abramov\n   20789 Allika 46\n   Suite 501\n   Grand Rapids\n   United States 21959",
+         [("20789 Allika 46", "STREET"), ("Grand Rapids", "CITY"), ("21959", "ZIP")]),
+        (">3369 24 Clarke Avenue\n>Apt. 805\n>Pines Beach\n>Sweden 34694",
+         [("3369 24 Clarke Avenue", "STREET"), ("Apt. 805", "STREET"), ("Pines Beach", "CITY"), ("34694", "ZIP")]),
+        # a street word written apart after the name
+        ("> 03220 Augsburger Strasse 36\n> Suite 960", [("03220 Augsburger Strasse 36", "STREET"), ("Suite 960", "STREET")]),
     ],
 )
 def test_address_runs_complete_the_pieces_the_patterns_found(address_nlp, text, expected):
     assert _address_spans(address_nlp, text) == expected
+
+
+def test_no_town_line_or_street_line_outside_an_address_block(address_nlp):
+    # the line after a unit line is a town only before a country, state or postal code line
+    found = _address_spans(address_nlp, "pt lives at 12 main st\napt 4\ngood appetite\nbp 120/80")
+    assert found == [("apt 4", "STREET")]
+    found = _address_spans(address_nlp, "Vitals stable\nHR 88 RR 14\nSuite 4 visited")
+    assert not [t for t, _ in found if "HR" in t or "Vitals" in t]
 
 
 def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):

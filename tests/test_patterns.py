@@ -108,6 +108,9 @@ def variants(text):
         ("A woman in her 90s, a man in his mid 90's, hr 90's-100's", [("90s", "AGE"), ("90", "AGE")]),
         ("Lives at 90 Whitchurch Road, Suite 377", [("90 Whitchurch Road", "STREET"), ("Suite 377", "STREET")]),
         ("Zip 02114", [("02114", "ZIP")]),
+        # postal codes of other countries after their cue
+        ("ZIP : 394 13; my zip code is 880; postcode 53-320", [("394 13", "ZIP"), ("880", "ZIP"), ("53-320", "ZIP")]),
+        ("Postal code B0J 2H0, post code SW1A 1AA", [("B0J 2H0", "ZIP"), ("SW1A 1AA", "ZIP")]),
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
         ("Lives at 9629 Richard Lake", [("9629 Richard Lake", "STREET")]),
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),

@@ -249,7 +249,12 @@ class PhiGazetteer(Pipe):
         spans = self._gazetteer(doc)
         if self.filter_ents and doc.ents:
             self._split_place_lines(doc)
+        doc.spans[self.spans_key] = spans
+        if self.filter_ents and doc.ents:
+            self._filter_ents(doc)
         if self.address_anchors_key:
+            # after the NER's entities are checked: an entity refused by its form neither
+            # anchors an address nor covers a part of one (">Pines Beach" as a hospital)
             anchors = [*doc.spans.get(self.address_anchors_key, []), *doc.ents]
             runs = [
                 piece
@@ -257,10 +262,7 @@ class PhiGazetteer(Pipe):
                 for piece in _outside_longer(run, doc.ents)
             ]
             if runs:
-                spans = filter_spans(spans + runs)
-        doc.spans[self.spans_key] = spans
-        if self.filter_ents and doc.ents:
-            self._filter_ents(doc)
+                doc.spans[self.spans_key] = filter_spans(spans + runs)
         joined = self._name_neighbours(doc)
         if joined:
             doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + joined)

@@ -1881,6 +1881,7 @@ class Gazetteer:
         # the places found stay theirs, and the address goes on past them ("port sherryside, ri 02888")
         passed: Set[int] = {i for sp in blocked if sp.label_ in PLACE_LABELS for i in range(sp.start, sp.end)}
         out: List[Span] = []
+        towns: Set[int] = set()  # the tokens of town lines
         for anchor in sorted(anchors, key=lambda sp: sp.start):
             if anchor.label_.upper() not in ADDRESS_ANCHORS or anchor.start in taken:
                 continue
@@ -1898,12 +1899,32 @@ class Gazetteer:
                     keep.add(k)
                 k -= 1
                 steps += 1
+            if steps == 0 and doc[anchor.start].lower_.rstrip(".") in _UNIT_WORDS:
+                # a unit line ("suite 501") first on its line: the street line above it
+                # ("20789 allika 46 / suite 501 / riisa")
+                keep |= self._street_line_above(doc, anchor.start, taken | passed)
             hi = min(n, anchor.end + max_right + 8)
             k, steps = anchor.end, 0
             while k < hi and steps < max_right:
                 if k in taken:
                     break
                 part = None if k in passed else self._address_token(doc, k, 1, anchor.end, hi)
+                if part is False and k not in passed and doc[k].is_alpha:
+                    # a country or state of two or three words ("united states 21959")
+                    country = next((m for m in (3, 2) if k + m <= n and all(t.is_alpha for t in doc[k : k + m])
+                                    and is_not_phi_place(doc[k : k + m].text)), 0)
+                    if country:
+                        k += country
+                        continue
+                if part is False and k not in passed:
+                    # a town of ordinary words on its own line ("apt. 962 / grand rapids /
+                    # united states 21959", "suite 603 / smith's green / united kingdom")
+                    end = self._town_line(doc, k + 1 if doc[k].text == ">" else k)
+                    if end:
+                        keep.update(range(k, end))
+                        towns.update(range(k, end))
+                        k, steps = end, steps + 1
+                        continue
                 if part is False:
                     break
                 if part:
@@ -1923,14 +1944,69 @@ class Gazetteer:
                     if run and not (run[0] >= anchor.start and run[-1] < anchor.end):
                         if all(doc[j].text.isdigit() and len(doc[j].text) >= 4 for j in run):
                             label = "ZIP"
-                        elif len(run) == 1 and doc[run[0]].is_alpha:
-                            label = CITY  # a town or province on its own line ("lappeenranta", "sk")
+                        elif (len(run) == 1 and doc[run[0]].is_alpha) or all(j in towns for j in run):
+                            label = CITY  # a town or province on its own line ("lappeenranta", "sk", "grand rapids")
                         else:
                             label = "STREET"
                         out.append(Span(doc, run[0], run[-1] + 1, label=label))
                     run = []
                 run.append(i)
         return out
+
+    def _town_line(self, doc: Doc, k: int) -> int:
+        """The end of the town line that starts at ``doc[k]`` inside an address block (0 if
+        none): one to four words that are no clinical term, first on their line, with a
+        country, state or postal code first on the next line."""
+        n = len(doc)
+        if k == 0 or not ("\n" in doc[k - 1].whitespace_ or (doc[k - 1].is_space and "\n" in doc[k - 1].text)
+                          or (doc[k - 1].text == ">" and k > 1 and "\n" in doc[k - 2].text + doc[k - 2].whitespace_)):
+            return 0
+        end = k
+        while end < n and not doc[end].is_space:
+            end += 1
+            if "\n" in doc[end - 1].whitespace_:
+                break
+        words = [t for t in doc[k:end] if not t.is_punct]
+        if not 1 <= len(words) <= 4 or not all(t.is_alpha or t.lower_ in {"'s", "’s"} for t in words):
+            return 0
+        if any(self.clinical_term(t.lower_) or (t.is_stop and t.lower_ not in _TOWN_STOP_WORDS) for t in words):
+            return 0
+        j = end
+        while j < n and (doc[j].is_space or doc[j].text in {">", ","}):
+            j += 1
+        if j >= n:
+            return 0
+        nxt = doc[j]
+        if _ADDRESS_NUMBER.match(nxt.text) or STATE in self.tags(nxt.lower_):
+            return end
+        # the words of the next line ("united states 21959" -> "united states")
+        line_words: List[str] = []
+        while j < n and doc[j].is_alpha and len(line_words) < 4:
+            line_words.append(doc[j].text)
+            if "\n" in doc[j].whitespace_:
+                break
+            j += 1
+        return end if line_words and is_not_phi_place(" ".join(line_words)) else 0
+
+    def _street_line_above(self, doc: Doc, start: int, taken: Set[int]) -> Set[int]:
+        """The tokens of the line above ``doc[start]`` when it reads as a street line: a
+        number and a word that no dictionary has, every word an address word (at most
+        six; empty otherwise)."""
+        k = start - 1
+        while k >= 0 and doc[k].is_space:
+            k -= 1
+        line: List[int] = []
+        while k >= 0 and not doc[k].is_space and (not line or "\n" not in doc[k].whitespace_):
+            line.append(k)
+            k -= 1
+        if not line or len(line) > 6 or any(i in taken for i in line):
+            return set()
+        words = [i for i in line if doc[i].text not in _ADDRESS_PUNCT]
+        if not all(self._address_word(doc, i) for i in words):
+            return set()
+        if not any(_ADDRESS_NUMBER.match(doc[i].text) for i in words) or not any(doc[i].is_alpha for i in words):
+            return set()
+        return set(line)
 
     def __call__(self, doc: Doc) -> List[Span]:
         """All gazetteer spans of ``doc``, overlaps resolved (longest first)."""
@@ -2004,7 +2080,10 @@ ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADD
 # the words before a street's name in other languages' addresses: a name after one names the
 # street ("via goffredo mameli", "rue victor hugo")
 STREET_LEADS = frozenset("via rue rua calle avenida avda strada viale piazza carrer calea ulica".split())
-_ADDRESS_WORDS = frozenset("apt apartment suite ste unit box p.o po pob ul u str st no nr bldg fl floor".split()) | STREET_LEADS
+# the stop words a town's name may hold ("port o' warren", "smith's green", "den haag")
+_TOWN_STOP_WORDS = frozenset("de do da dos das del della di du la le les al el van von der den ter 's ’s".split())
+_UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
+_ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
 _CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
 # name particles of streets and towns, inside an address only between two of its words

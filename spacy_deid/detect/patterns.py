@@ -43,7 +43,8 @@ _STATE_NAMES = [
     "Oklahoma", "Oregon", "Pennsylvania", "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas",
     "Utah", "Vermont", "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming", "District of Columbia",
 ]
-_PUNCT_OPT = {"TEXT": {"IN": ["#", ":", ".", "No", "no", "number", "Number", "is", "at"]}, "OP": "*"}
+# between a cue and its value, in any letter case ("MRN IS 12345", "ZIP CODE IS 880")
+_PUNCT_OPT = {"LOWER": {"IN": ["#", ":", ".", "no", "number", "is", "at"]}, "OP": "*"}
 _VALUE = {"TEXT": {"REGEX": r"^[A-Za-z]{0,4}\d[\dA-Za-z\-]{2,}$"}}  # an ID token with a digit
 _ALNUM_D = {"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}
 # an ID, possibly split on hyphens by the tokenizer: 9288-84246 -> 9288 - 84246
@@ -113,6 +114,15 @@ STREET_SUFFIXES = [
 _STREET_PREFIXES = [
     "rue", "rua", "calle", "avenida", "avda", "strada", "viale", "piazza", "carrer", "calea", "avenue", "ul", "ulica",
 ]
+# endings of street names written in one word in other countries ("friedhofstrasse",
+# "hafnarstraeti", "fagradalsbraut", "breivangvegen", "sahantie", "koskikatu", "þorsteinsgata")
+_STREET_ENDINGS = "|".join([
+    "strasse", "straße", "weg", "gasse", "gade", "vej", "gatan", "vägen", "laan", "straat", "plein", "utca",
+    "ulica", "allee", "straeti", "stræti", "braut", "vegen", "veien", "[^\\W\\d_]{2}tie", "katu", "gata", "stræde",
+    "platz", "plads", "torget", "markt",
+])
+# the street words written apart after the name ("augsburger strasse", "stensås terrasse")
+_STREET_WORDS_AFTER = ["strasse", "straße", "gasse", "allee", "weg", "straat", "laan", "terrasse", "vej", "gade", "gatan", "platz"]
 # state codes that are also English words or common abbreviations in lower case (public:
 # the gazetteers' "town, st" rule reads them too)
 WORD_STATE_CODES = frozenset("in or me ok hi oh al la ma pa de co id mo md mt wa ga va".split())
@@ -211,6 +221,15 @@ def _usps_suffixes() -> List[str]:
     return sorted(
         line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")
     )
+
+
+_POSTAL_CUES = (["zip"], ["zip", "code"], ["zipcode"], ["postal", "code"], ["postcode"], ["post", "code"])
+_POSTAL_FORMS = (
+    [_D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}],
+    [{"TEXT": {"REGEX": r"^\d{3,6}$"}}, {"TEXT": {"REGEX": r"^(\d{2,3}|[A-Za-z]{2})$"}, "OP": "?"}],
+    [{"TEXT": {"REGEX": r"^\d{2,3}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{3,4}$"}}],
+    [{"TEXT": {"REGEX": r"^[A-Za-z]{1,2}\d[A-Za-z\d]?$"}}, {"TEXT": {"REGEX": r"^\d[A-Za-z]{2}$|^\d[A-Za-z]\d$"}}],
+)
 
 
 def _cue(words: List[str], value: List[Dict], label: str) -> Dict:
@@ -422,9 +441,9 @@ PHI_PATTERNS: List[Dict] = [
     # glued: "93yo", "93y", "93F"
     {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)(yo|y/o|y\.o\.?|yrs?|y|[mf])$"}}]},
     {"label": "AGE", "pattern": [{"TEXT": {"REGEX": r"(?i)^(9\d|1[01]\d)y$"}}, {"TEXT": "/"}, {"LOWER": "o"}]},
-    # ZIP after its cue
-    _cue(["zip"], [_D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}], "ZIP"),
-    _cue(["zip", "code"], [_D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}], "ZIP"),
+    # ZIP and postal codes of other countries after their cue ("zip 02114-1234", "my zip code is
+    # 880", "postal code 394 13", "ZIP: 7412 SL", "postcode B0J 2H0", "53-320")
+    *(_cue(cue, form, "ZIP") for cue in _POSTAL_CUES for form in _POSTAL_FORMS),
     # STREET: "90 whitchurch road", "1600 n. main st.", then "suite 377", "apt 4b", "po box 12"
     {"label": "STREET", "pattern": [
         {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
@@ -461,7 +480,13 @@ PHI_PATTERNS: List[Dict] = [
         {"IS_ALPHA": True, "IS_STOP": False, "OP": "{1,3}"},
     ]},
     {"label": "STREET", "pattern": [
-        {"TEXT": {"REGEX": r"(?i)^[^\W\d_]{2,}(strasse|straße|weg|gasse|gade|vej|gatan|vägen|laan|straat|plein|utca|ulica|allee)$"}},
+        {"TEXT": {"REGEX": rf"(?i)^[^\W\d_]{{2,}}({_STREET_ENDINGS})$"}},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    # ... with the street word apart: "augsburger strasse 36", "stensås terrasse 38"
+    {"label": "STREET", "pattern": [
+        {"IS_ALPHA": True, "IS_STOP": False},
+        {"LOWER": {"IN": _STREET_WORDS_AFTER}},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
 ]
