@@ -155,6 +155,14 @@ def test_common_words_flags_other_locales_names_as_ordinary_but_not_dictionary_w
     assert get_string_id("magnus") not in dictionary_words() and get_string_id("rose") in dictionary_words()
 
 
+def test_surnames_coordinated_with_a_word_no_list_has_in_mixed_case_text(nlp):
+    assert found(nlp, "Our 3 founders: Monjeau, Graves and Reed. Usamov and Bowers were engineers.") == [
+        ("Monjeau", "NAME"), ("Graves", "NAME"), ("Reed", "NAME"), ("Usamov", "NAME"), ("Bowers", "NAME")]
+    # listed names alone, words of a note, drugs: no names
+    assert found(nlp, "Stool Brown and White noted. Pt on Zosyn and Vanco, Eliquis and Bell.") == []
+    assert found(nlp, "our 3 founders: monjeau, graves and reed.") == []
+
+
 def test_user_list_and_label(tmp_path):
     wards = tmp_path / "wards.txt"
     wards.write_text("# wards\nfarr 10\nblake 7\n", encoding="utf-8")

@@ -283,9 +283,11 @@ class PhiGazetteer(Pipe):
         The replacer takes the longest span, so the person gets one surrogate."""
         names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
         names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        mixed_case = is_mixed_case(doc)
+        seeds = self._coordinated_surnames(doc) if mixed_case else []
+        names += seeds
         if not names:
             return []
-        mixed_case = is_mixed_case(doc)
         n = len(doc)
         out: List[Span] = []
         in_name = [False] * n
@@ -312,6 +314,7 @@ class PhiGazetteer(Pipe):
                     k -= 1
                 if k < sp.start and doc[sp.start].is_title:
                     out.append(Span(doc, k, sp.end, label=NAME))
+        out += seeds
         # coordinated names, outwards from the names found (three rounds: "a, b and c")
         connectors = [i for i in range(1, n - 1) if doc[i].lower_ in {",", "&", "and"}]
         for _ in range(3 if connectors else 0):
@@ -327,6 +330,36 @@ class PhiGazetteer(Pipe):
             if not added:
                 break
             out += added
+        return out
+
+    def _coordinated_surnames(self, doc: Doc) -> List[Span]:
+        """In mixed-case text, the capitalised words of a coordination ("Monjeau, Graves and
+        Reed", "Usamov and Bowers") that are listed names and words no list has, one of each
+        at least: people named by their surnames, which alone are ordinary words ("Brown and
+        White", "Dale and White" stay)."""
+        out: List[Span] = []
+        n = len(doc)
+        i = 0
+        while i < n:
+            if not (doc[i].is_title and doc[i].is_alpha):
+                i += 1
+                continue
+            members, k = [i], i + 1
+            while k + 1 < n and doc[k].lower_ in {",", "and", "&"} and doc[k + 1].is_title and doc[k + 1].is_alpha:
+                if doc[k].text == "," and doc[k + 1].lower_ == "and":
+                    k += 1
+                    continue
+                members.append(k + 1)
+                k += 2
+            i = k
+            if len(members) < 2 or not any(not doc[m].is_sent_start for m in members):
+                continue
+            listed = [m for m in members if NAME in self._gazetteer.tags(doc[m].lower_)]
+            others = [m for m in members if m not in listed]
+            if listed and others and all(self._gazetteer._unknown_word(doc, m) for m in others) and all(
+                self._coordinated_name(doc, m, True) for m in listed
+            ):
+                out += [Span(doc, m, m + 1, label=NAME) for m in members]
         return out
 
     def _coordinated_name(self, doc: Doc, k: int, mixed_case: bool) -> bool:
