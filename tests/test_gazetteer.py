@@ -57,6 +57,7 @@ def assert_found_in_every_case(nlp, text, expected):
         ("Works at Streetcred Software Inc.", [("Streetcred Software Inc.", "ORG")]),
         ("Moved to Barnesville.", [("Barnesville", "CITY")]),
         ("Seen at Mercy Hospital of Kathyton.", [("Mercy Hospital of Kathyton", "HOSPITAL")]),
+        ("Admitted to New York Presbyterian Hospital.", [("New York Presbyterian Hospital", "HOSPITAL")]),
         ("Lives in Brooks Assisted Living.", [("Brooks Assisted Living", "HOSPITAL")]),
     ],
 )
@@ -261,6 +262,12 @@ def _with_ents(nlp, text, ents):
         ("taken down through scarpa's fascia to the", ("scarpa's fascia", "HOSPITAL"), False),
         ("berry's ligament was freed", ("berry's ligament", "DOCTOR"), False),
         ("Seen at St. Luke's Hospital.", ("St. Luke's Hospital", "HOSPITAL"), True),
+        # a contact has its kind's form
+        ("seen by Dr. Patel in New York City on March 15", ("New York City", "PHONE"), False),
+        ("call 617-555-0199 now", ("617-555-0199", "PHONE"), True),
+        ("son's cell is six one seven five five", ("six one seven five five", "PHONE"), True),
+        ("write to Presbyterian today", ("Presbyterian", "EMAIL"), False),
+        ("write to jo@example.org today", ("jo@example.org", "EMAIL"), True),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

@@ -111,6 +111,10 @@ def variants(text):
         # postal codes of other countries after their cue
         ("ZIP : 394 13; my zip code is 880; postcode 53-320", [("394 13", "ZIP"), ("880", "ZIP"), ("53-320", "ZIP")]),
         ("Postal code B0J 2H0, post code SW1A 1AA", [("B0J 2H0", "ZIP"), ("SW1A 1AA", "ZIP")]),
+        # digit groups of any national form after a phone cue, seven digits or more
+        ("Phone: 0378 3549890; Mobile: (72) 754-186", [("0378 3549890", "PHONE"), ("(72) 754-186", "PHONE")]),
+        ("Desk: 51 516 33 75; phone 617-555-0199 x45", [("51 516 33 75", "PHONE"), ("617-555-0199 x45", "PHONE")]),
+        ("Went home 10 12 2019, phone 2 3", []),
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
         ("Lives at 9629 Richard Lake", [("9629 Richard Lake", "STREET")]),
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),

@@ -490,6 +490,24 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
 
 
+_PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER", "IP_ADDRESS"})
+_DIGIT_NAMES = frozenset("zero oh one two three four five six seven eight nine".split())
+
+
+def _contact_form(span: Span) -> bool:
+    """A NER contact has the form of its kind: a digit (or a digit read out) in a phone or
+    fax number, "@" in an e-mail address, "." or "/" in a web address."""
+    label = span.label_.upper()
+    text = span.text
+    if label in _PHONE_KINDS:
+        return any(c.isdigit() for c in text) or any(t.lower_ in _DIGIT_NAMES for t in span)
+    if label.startswith("EMAIL"):
+        return "@" in text or " at " in text.lower()
+    if label in {"URL", "DOMAIN_NAME"}:
+        return "." in text or "/" in text
+    return True
+
+
 def _after_number(doc: Doc, i: int) -> bool:
     """``doc[i]`` comes right after a number, or is joined to one by a hyphen: a size, unit
     or count ("12 french", "22-french foley", "3-way"), no name."""
@@ -1165,6 +1183,10 @@ class Gazetteer:
     def _hospital_name_word(self, doc: Doc, k: int, mixed_case: bool) -> bool:
         t = doc[k]
         low = t.lower_
+        if low == "new" and k + 1 < len(doc) and (
+            (mixed_case and t.is_title and doc[k + 1].is_title) or self.tags(doc[k + 1].lower_) & {CITY, STATE}
+        ):
+            return True  # "New York Presbyterian Hospital", "new haven hospital" ("a new hospital" stays)
         if low in NOT_HOSPITAL_NAME or t.is_punct and low not in {"'s", "’s", "&", ".", "-"}:
             return False
         if low in {"'s", "’s", "&", "-"}:
@@ -1530,7 +1552,9 @@ class Gazetteer:
           ligament" as a doctor).
         - anything but a name with a suture material, a blade or a suture size in it
           ("#3-0 vicryl" as a date, "#0 vicryl suture" as a street);
-        - a contact with no letter and fewer than four digits ("teeth #2 and #19").
+        - a contact with no letter and fewer than four digits ("teeth #2 and #19"), or not of
+          its kind's form: a phone number without a digit or digit word ("New York City" as a
+          PHONE), an e-mail without "@", a web address without "." or "/".
         Other contacts are kept as found."""
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
@@ -1540,6 +1564,8 @@ class Gazetteer:
         if category != "NAME" and (any(t.lower_ in _SURGICAL_WORDS for t in span) or _SUTURE_SIZE.search(span.text)):
             return False  # "#3-0 vicryl", "#15 blade", "2-0": sutures and instruments, no date or place
         if category == "CONTACT":
+            if not _contact_form(span):
+                return False  # "New York City" as a PHONE, "Presbyterian" as an EMAIL
             # "teeth #2 and #19": a contact has a letter (an e-mail, a URL), four digits or
             # more, or is a group of a number beside it ("Phone: 88 165 40 96")
             if any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4:

@@ -169,6 +169,9 @@ _UNIT_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven tw
 _AGE_WORDS = frozenset(["ninety", "hundred", "and", "a", *_UNIT_NUMBER_WORDS])
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
 LOOSE_PHONE_ID = "loose_phone"
+# digit groups of any national form after a phone cue ("Phone: 0378 3549890", "(72) 754-186",
+# "51 516 33 75"): seven digits or more in two to six groups
+CUED_PHONE_ID = "cued_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
 # a score or a count reads it as a ratio (``reads_as_ratio``)
 BARE_MD_ID = "bare_month_day"
@@ -209,6 +212,8 @@ _ID_RUN_CUES = [
 _ID_HEAD = {"TEXT": {"REGEX": r"(?i)^(#?[a-z]{0,6}\d[a-z0-9]*(-[a-z0-9]+)*|#?[a-z]{1,6}(-[a-z0-9]*\d[a-z0-9]*)+)$"}}
 _ID_TAIL = [{"TEXT": {"IN": ["-", "/"]}}, {"TEXT": {"REGEX": r"(?i)^[a-z0-9]{1,12}$"}}]
 _ID_RUNS = [[_ID_HEAD, *(_ID_TAIL * n)] for n in range(4)]
+# the cues after which any digit groups are a phone number ("home 10 12 2019" is a date)
+_STRONG_PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["desk"]]
 _PHONE_CUES = [["phone"], ["ph"], ["tel"], ["telephone"], ["cell"], ["mobile"], ["call"], ["contact"], ["number"], ["home"], ["work"], ["@"]]
 _PAGER_CUES = [["pager"], ["pgr"], ["beeper"], ["beep"]]
 
@@ -321,6 +326,10 @@ PHI_PATTERNS: List[Dict] = [
     *(_cue(["fax"], p, "FAX") for p in _PHONES),
     *(_cue(["faxed", "to"], p, "FAX") for p in _PHONES),
     *(_cue(cue, p, "PHONE") for cue in _PHONE_CUES for p in _SHORT_PHONES[:1]),
+    *({"label": "PHONE", "id": CUED_PHONE_ID, "pattern": [
+        *({"LOWER": w} for w in cue), _PUNCT_OPT, {"IS_SPACE": True, "OP": "?"}, {"TEXT": "(", "OP": "?"}, _GROUP,
+        *([_SEP, _GROUP] * (n - 1))]}
+      for cue in _STRONG_PHONE_CUES for n in range(2, 7)),
     *(_cue(cue, p, "PAGER") for cue in _PAGER_CUES for p in _SHORT_PHONES + _PHONES),
     # EMAIL / URL
     {"label": "EMAIL", "pattern": [{"LIKE_EMAIL": True}]},
@@ -597,7 +606,14 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
-    chosen = [trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID, MD_HYPHEN_ID) else s for s in filter_spans(spans)]
+    # the digit groups after a phone cue, where no other shape was found ("617-555-0199 x45" keeps its extension)
+    shaped = [s for s in spans if s.id_ != CUED_PHONE_ID and s.label_ in {"PHONE", "FAX", "PAGER"}]
+    spans = [s for s in spans if s.id_ != CUED_PHONE_ID or (
+        sum(c.isdigit() for c in s.text) >= 7 and not any(o.start < s.end and s.start < o.end for o in shaped))]
+    chosen = [
+        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
+        for s in filter_spans(spans)
+    ]
     # an identifier has at least three digits ("number 2", "id 1" are not one)
     chosen = [s for s in chosen if s.id_ != ID_VALUE_ID or (len(s) and sum(c.isdigit() for c in s.text) >= 3)]
     entities = list(entities)
