@@ -164,6 +164,18 @@ def test_surnames_coordinated_with_a_word_no_list_has_in_mixed_case_text(nlp):
     assert found(nlp, "our 3 founders: monjeau, graves and reed.") == []
 
 
+def test_index_of_one_word_entries_is_what_the_tokenizer_makes_of_them():
+    """The index reads words of letters only without the tokenizer, special cases apart
+    ("theres" is split by it): the same index as tokenizing every entry."""
+    import spacy_deid.detect.gazetteers as G
+
+    nlp = spacy.blank("en")
+    lists = G.load_lists(G.DEFAULT_LISTS, {}, G.COMMON_WORDS, G.CLINICAL_TERMS, 3.0)
+    fast = G.GazetteerIndex.from_lists(lists, nlp.make_doc)
+    slow = G.GazetteerIndex.from_lists(lists, lambda text: nlp.make_doc(text))  # no tokenizer rules to read
+    assert fast.single == slow.single and fast.multi == slow.multi
+
+
 def test_user_list_and_label(tmp_path):
     wards = tmp_path / "wards.txt"
     wards.write_text("# wards\nfarr 10\nblake 7\n", encoding="utf-8")
