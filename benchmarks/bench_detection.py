@@ -25,7 +25,7 @@ countries inside longer gold places ("..., Cyprus"). Stop words inside gold span
 
 Hard negatives (records with ``hard_negative: true``, no PHI) are run through a
 pipeline fitted on another corpus (held-out generated notes) and give
-``words_kept``. Held-out generated notes (``python -m spacy_deid generate`` with a
+``words_kept``. Held-out generated notes of every style (``python -m spacy_deid generate --style mixed`` with a
 seed the workflow does not use) are evaluated like the sets.
 
 Presidio (analyzer with its default recognizers and spaCy's small English model)
@@ -285,11 +285,12 @@ def run_presidio(records: Sequence[dict], workdir: Path, label_map: Dict[str, st
 
 
 def generate(n: int, seed: int, workdir: Path) -> List[dict]:
-    """Held-out generated notes, written by the package's own CLI."""
+    """Held-out generated notes of every style (tidy prose, telegraphic ICU nursing notes in
+    ALL CAPS and in lower case), written by the package's own CLI."""
     path = workdir / f"generated_{seed}.jsonl"
     subprocess.run(
         [sys.executable, "-m", "spacy_deid", "generate", str(path), "--n-docs", str(n),
-         "--n-patients", str(max(1, n // 5)), "--seed", str(seed)],
+         "--n-patients", str(max(1, n // 5)), "--seed", str(seed), "--style", "mixed"],
         check=True, cwd=ROOT, capture_output=True,
     )
     records = [json.loads(line) for line in path.open(encoding="utf-8")]

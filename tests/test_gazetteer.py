@@ -176,6 +176,13 @@ def test_index_of_one_word_entries_is_what_the_tokenizer_makes_of_them():
     assert fast.single == slow.single and fast.multi == slow.multi
 
 
+def test_a_ner_ward_takes_the_side_of_its_building(nlp):
+    doc = _with_ents(nlp, "PT MOVED TO WOXLEY 10 NORTH TOMORROW.", [("WOXLEY 10", "WARD")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("WOXLEY 10 NORTH", "WARD")]
+    doc = _with_ents(nlp, "pt moved to ellison 8 north wing", [("ellison", "WARD")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("ellison", "WARD")]  # no floor, no side
+
+
 def test_user_list_and_label(tmp_path):
     wards = tmp_path / "wards.txt"
     wards.write_text("# wards\nfarr 10\nblake 7\n", encoding="utf-8")

@@ -247,6 +247,16 @@ def test_places_keep_their_kind_and_states_are_not_phi():
     assert places.location("Boston", "corpus", "CITY") == places.location("Boston", "corpus", "CITY") != "Boston"
 
 
+def test_wards_read_as_wards():
+    """A NER ward of a building, a floor and a side keeps its shape and its side."""
+    places = PlaceSurrogates(KEYER)
+    new = places.location("WOXLEY 10 NORTH", "corpus", "WARD")
+    assert re.fullmatch(r"[A-Z'\-]+ \d{2} NORTH", new) and not new.startswith("WOXLEY"), new
+    assert re.fullmatch(r"[a-z'\-]+ \d", places.location("ellison 8", "corpus", "WARD"))
+    assert places.location("WOXLEY 10 NORTH", "corpus", "WARD") == new  # one surrogate per ward
+    assert places.kind_of_location("ellison 8", "CITY") == "city"  # only a ward label makes a ward
+
+
 def test_a_state_label_keeps_states_only():
     """A detector's STATE label keeps a state or a state code in any case, not a town it mislabels."""
     places = PlaceSurrogates(KEYER)

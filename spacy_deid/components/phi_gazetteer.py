@@ -60,6 +60,7 @@ _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
 evening afternoon am pm via went came left arrived returned followed transferred vs vs. versus
 """.split())
+_BUILDING_SIDES = frozenset("north south east west northeast northwest southeast southwest".split())
 _TIME_UNITS = frozenset("""
 min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos month months yr yrs year years
 """.split())
@@ -252,6 +253,7 @@ class PhiGazetteer(Pipe):
         doc.spans[self.spans_key] = spans
         if self.filter_ents and doc.ents:
             self._filter_ents(doc)
+            self._ward_sides(doc)
         if self.address_anchors_key:
             # after the NER's entities are checked: an entity refused by its form neither
             # anchors an address nor covers a part of one (">Pines Beach" as a hospital)
@@ -267,6 +269,20 @@ class PhiGazetteer(Pipe):
         if joined:
             doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + joined)
         return doc
+
+    def _ward_sides(self, doc: Doc) -> None:
+        """A NER ward that ends with its floor goes on over the side of the building after it
+        ("WOXLEY 10" of "moved to WOXLEY 10 NORTH": the side was left beside the surrogate)."""
+        ents = list(doc.ents)
+        changed = False
+        for k, ent in enumerate(ents):
+            end = ent.end
+            if ent.label_.upper() == "WARD" and end < len(doc) and doc[end - 1].like_num \
+                    and doc[end].lower_ in _BUILDING_SIDES and (k + 1 == len(ents) or ents[k + 1].start > end):
+                ents[k] = Span(doc, ent.start, end + 1, label=ent.label)
+                changed = True
+        if changed:
+            doc.ents = ents
 
     def _name_neighbours(self, doc: Doc) -> List[Span]:
         """NAME spans the names found (NER entities and the lists') leave beside them:

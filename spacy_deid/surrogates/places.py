@@ -70,6 +70,10 @@ def is_not_phi_place(text: str, locale: str = "en_US") -> bool:
     return core.lower() in _not_phi(locale)
 
 
+# a ward: a building's name, a floor, perhaps a side ("Farr 2", "WOXLEY 10 NORTH", "blake 7")
+_WARD_RE = re.compile(r"(?i)^([^\W\d_][\w'\-]*(?:\s+[^\W\d_][\w'\-]*)?)\s+(\d{1,2}[a-z]?)(\s+(?:north|south|east|west))?$")
+
+
 class PlaceSurrogates:
     """Keyed same-kind surrogates of locations and organisations.
 
@@ -88,7 +92,7 @@ class PlaceSurrogates:
 
     def kind_of_location(self, text: str, label: str = "") -> str:
         """``zip``, ``unit``, ``state`` (a state or country: not PHI), ``street``,
-        ``facility`` or ``city``."""
+        ``facility``, ``ward`` (a NER ward written as a building, a floor and a side) or ``city``."""
         lab = label.upper()
         if lab in ("ZIP", "ZIP_CODE") or _ZIP_RE.match(text):
             return "zip"
@@ -104,6 +108,8 @@ class PlaceSurrogates:
             return "state"
         if lab in ("HOSPITAL", "FAC") or _ORG_KIND_RE.search(text.strip()):
             return "facility"
+        if lab == "WARD" and _WARD_RE.match(text.strip()):
+            return "ward"
         return "city"
 
     def location(self, text: str, scope: str, label: str = "") -> Optional[str]:
@@ -123,6 +129,14 @@ class PlaceSurrogates:
             return self.organization(text, scope, label)
         for attempt in range(8):
             fake = self._seeded("place", kind, scope, text.lower(), attempt)
+            if kind == "ward":
+                # a ward reads as one: a building's name, the floor's shape, the side kept
+                # ("WOXLEY 10 NORTH" -> "BARTON 47 NORTH")
+                m = _WARD_RE.match(text.strip())
+                new = f"{fake.last_name()} {same_shape(m.group(2), self.keyer, scope, 'ward')}{m.group(3) or ''}"
+                if new.lower() != text.strip().lower():
+                    return case_like(new, text, title=False)
+                continue
             if kind == "street":
                 new = fake.street_address()
                 if not re.search(r"(?i)\b(apt|suite)\b", text):
