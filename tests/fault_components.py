@@ -44,13 +44,15 @@ def make_slow_mask(nlp: Language, name: str, delay: float, explode_on: str, die_
 
 
 def build_pipeline(delay: float = 0.0, die_on: str = ""):
-    """blank English + the shipped PHI patterns + the slow mask."""
+    """blank English + the shipped PHI patterns (with their filter, as the README adds them:
+    a cue's words stay out of its value) + the slow mask."""
     import spacy
 
     from spacy_deid.io.readers import phi_patterns_v1
 
     nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("span_ruler", config={"spans_key": None, "annotate_ents": True})
+    ruler = nlp.add_pipe("span_ruler", config={
+        "spans_key": None, "annotate_ents": True, "ents_filter": {"@misc": "spacy_deid.phi_ents_filter.v1"}})
     ruler.add_patterns(phi_patterns_v1())
     nlp.add_pipe("deid_test_slow_mask", config={"delay": delay, "die_on": die_on})
     return nlp

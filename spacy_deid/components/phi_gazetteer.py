@@ -38,6 +38,7 @@ from spacy_deid.detect.gazetteers import (
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, zipf
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
+from spacy_deid.surrogates.places import BUILDING_SIDES
 from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
@@ -60,7 +61,6 @@ _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
 evening afternoon am pm via went came left arrived returned followed transferred vs vs. versus
 """.split())
-_BUILDING_SIDES = frozenset("north south east west northeast northwest southeast southwest".split())
 _TIME_UNITS = frozenset("""
 min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos month months yr yrs year years
 """.split())
@@ -278,7 +278,7 @@ class PhiGazetteer(Pipe):
         for k, ent in enumerate(ents):
             end = ent.end
             if ent.label_.upper() == "WARD" and end < len(doc) and doc[end - 1].like_num \
-                    and doc[end].lower_ in _BUILDING_SIDES and (k + 1 == len(ents) or ents[k + 1].start > end):
+                    and doc[end].lower_ in BUILDING_SIDES and (k + 1 == len(ents) or ents[k + 1].start > end):
                 ents[k] = Span(doc, ent.start, end + 1, label=ent.label)
                 changed = True
         if changed:

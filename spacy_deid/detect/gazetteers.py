@@ -30,7 +30,9 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from spacy_deid.detect.patterns import STREET_SUFFIXES, WORD_STATE_CODES, after_joined_number, amount_after, reads_as_ratio
+from spacy_deid.detect.patterns import (
+    DIGIT_WORDS, STREET_PREFIXES, STREET_SUFFIXES, WORD_STATE_CODES, after_joined_number, amount_after, reads_as_ratio,
+)
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import is_not_phi_place
 
@@ -491,7 +493,6 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
 
 
 _PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER", "IP_ADDRESS"})
-_DIGIT_NAMES = frozenset("zero oh one two three four five six seven eight nine".split())
 
 
 def _contact_form(span: Span) -> bool:
@@ -500,7 +501,7 @@ def _contact_form(span: Span) -> bool:
     label = span.label_.upper()
     text = span.text
     if label in _PHONE_KINDS:
-        return any(c.isdigit() for c in text) or any(t.lower_ in _DIGIT_NAMES for t in span)
+        return any(c.isdigit() for c in text) or any(t.lower_ in DIGIT_WORDS for t in span)
     if label.startswith("EMAIL"):
         return "@" in text or " at " in text.lower()
     if label in {"URL", "DOMAIN_NAME"}:
@@ -2110,15 +2111,15 @@ ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADD
 # words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
 # the words before a street's name in other languages' addresses: a name after one names the
 # street ("via goffredo mameli", "rue victor hugo")
-STREET_LEADS = frozenset("via rue rua calle avenida avda strada viale piazza carrer calea ulica".split())
-# the stop words a town's name may hold ("port o' warren", "smith's green", "den haag")
-_TOWN_STOP_WORDS = frozenset("de do da dos das del della di du la le les al el van von der den ter 's ’s".split())
+STREET_LEADS = (frozenset(STREET_PREFIXES) - {"avenue", "ul"}) | {"via"}
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
 _CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
 # name particles of streets and towns, inside an address only between two of its words
 _ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
+# the stop words a town's name may hold ("smith's green", "den haag")
+_TOWN_STOP_WORDS = _ADDRESS_PARTICLES | {"'s", "’s"}
 # house numbers, postal codes and unit numbers: "6750", "12b", "b0j", "2h0", "d-12345"
 _ADDRESS_NUMBER = re.compile(r"(?i)^(\d{1,6}[a-z]?|[a-z]\d[a-z]|\d[a-z]\d|[a-z]{1,2}-\d{3,6})$")
 # punctuation an address holds between its parts

@@ -15,6 +15,7 @@ value alone. Such patterns carry ``"id": "value"``; the ents filter
 to its first..last token containing a digit (an opening parenthesis or ``+``
 directly before the first digit token is kept).
 """
+import functools
 import re
 from typing import Callable, Dict, Iterable, List
 
@@ -111,7 +112,7 @@ STREET_SUFFIXES = [
     "way", "plaza", "square", "turnpike", "tpke", "expressway",
 ]
 # the words before a street's name in other countries ("rue", "rua", "calle", "avda.", "ul.")
-_STREET_PREFIXES = [
+STREET_PREFIXES = [
     "rue", "rua", "calle", "avenida", "avda", "strada", "viale", "piazza", "carrer", "calea", "avenue", "ul", "ulica",
 ]
 # endings of street names written in one word in other countries ("friedhofstrasse",
@@ -164,7 +165,7 @@ _LOOSE_PHONES: List[List[Dict]] = [
     *([{"TEXT": "(", "OP": "?"}, _LEAD] + [_SEP, _GROUP] * (n - 1) for n in range(3, 7)),
     *([_GROUP] + [_JOIN, _GROUP] * (n - 1) for n in range(4, 7)),
 ]
-_DIGIT_WORDS = "zero oh one two three four five six seven eight nine".split()
+DIGIT_WORDS = "zero oh one two three four five six seven eight nine".split()
 _UNIT_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
 _AGE_WORDS = frozenset(["ninety", "hundred", "and", "a", *_UNIT_NUMBER_WORDS])
 _DOTTED_PHONE = {"TEXT": {"REGEX": r"^\+?\d{2,4}(\.\d{2,4}){3,5}$"}}
@@ -319,7 +320,7 @@ PHI_PATTERNS: List[Dict] = [
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
     {"label": "PHONE", "pattern": [_DOTTED_PHONE]},
     # a number read out digit by digit: "six one seven five five five one two three four"
-    {"label": "PHONE", "pattern": [{"LOWER": {"IN": _DIGIT_WORDS}, "OP": "{7,11}"}]},
+    {"label": "PHONE", "pattern": [{"LOWER": {"IN": DIGIT_WORDS}, "OP": "{7,11}"}]},
     {"label": "PHONE", "id": SPACED_PHONE_ID, "pattern": _SPACED_PHONE},
     # an internal extension with its exchange digit, no cue needed ("julie x4-5678")
     {"label": "PHONE", "pattern": [{"TEXT": {"REGEX": r"(?i)^x\d{1,2}$"}}, _HY, _D(4)]},
@@ -476,7 +477,7 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
     # streets written the European way: "rue de la paix 12", "friedhofstrasse 33"
     {"label": "STREET", "pattern": [
-        {"LOWER": {"IN": _STREET_PREFIXES}},
+        {"LOWER": {"IN": STREET_PREFIXES}},
         {"IS_ALPHA": True, "OP": "{1,3}"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
@@ -484,7 +485,7 @@ PHI_PATTERNS: List[Dict] = [
     # is no such word here: "gave 40 via peg 60 ml/hr")
     {"label": "STREET", "pattern": [
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
-        {"LOWER": {"IN": [w for w in _STREET_PREFIXES if w != "avenue"]}},
+        {"LOWER": {"IN": [w for w in STREET_PREFIXES if w != "avenue"]}},
         {"TEXT": ".", "OP": "?"},
         {"IS_ALPHA": True, "IS_STOP": False, "OP": "{1,3}"},
     ]},
@@ -628,13 +629,10 @@ def phi_ents_filter_v1(prioritize_existing: bool = True) -> Callable[[Iterable[S
     """The span_ruler ``ents_filter`` for the shipped patterns (see the module docstring).
 
     prioritize_existing (bool): entities set upstream (the NER) win over matches.
-    RETURNS (Callable): the filter.
+    RETURNS (Callable): the filter (a partial of a module function: a pipeline that holds it
+        pickles, for ``n_process`` > 1 under spawn).
     """
-
-    def ents_filter(entities: Iterable[Span], spans: Iterable[Span]) -> List[Span]:
-        return phi_ents_filter(entities, spans, prioritize_existing)
-
-    return ents_filter
+    return functools.partial(phi_ents_filter, prioritize_existing=prioritize_existing)
 
 
 def write_patterns(path: str) -> int:

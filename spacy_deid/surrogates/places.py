@@ -71,7 +71,8 @@ def is_not_phi_place(text: str, locale: str = "en_US") -> bool:
 
 
 # a ward: a building's name, a floor, perhaps a side ("Farr 2", "WOXLEY 10 NORTH", "blake 7")
-_WARD_RE = re.compile(r"(?i)^([^\W\d_][\w'\-]*(?:\s+[^\W\d_][\w'\-]*)?)\s+(\d{1,2}[a-z]?)(\s+(?:north|south|east|west))?$")
+BUILDING_SIDES = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest")
+_WARD_RE = re.compile(rf"(?i)^([^\W\d_][\w'\-]*(?:\s+[^\W\d_][\w'\-]*)?)\s+(\d{{1,2}}[a-z]?)(\s+(?:{'|'.join(BUILDING_SIDES)}))?$")
 
 
 class PlaceSurrogates:
