@@ -362,9 +362,6 @@ class PhiGazetteer(Pipe):
                 continue
             members, k = [i], i + 1
             while k + 1 < n and doc[k].lower_ in {",", "and", "&"} and doc[k + 1].is_title and doc[k + 1].is_alpha:
-                if doc[k].text == "," and doc[k + 1].lower_ == "and":
-                    k += 1
-                    continue
                 members.append(k + 1)
                 k += 2
             i = k
