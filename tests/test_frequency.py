@@ -525,6 +525,17 @@ def test_clinical_terms_are_common_whatever_their_zipf():
     assert not [t for t in terms if t not in common]
 
 
+def test_nursing_shorthand_is_never_rare():
+    """Shorthand of ICU nursing notes that a corpus of other notes leaves rare ("w/",
+    "npn", "serosang") is kept by a masker with the common-word list; a name is not."""
+    records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
+    text = "npn 7p-7a: vss, sx w/ serosang drainage, ij site clean, c/o pain, case mgmt aware, kowalczyk"
+    nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
+    masked = masked_words(nlp, text)
+    assert not {"npn", "vss", "w/", "serosang", "ij", "c/o", "mgmt"} & set(masked)
+    assert "kowalczyk" in masked
+
+
 def test_inflected_dictionary_words_are_ordinary():
     """The ordinary-word flag of common_words.tsv knows inflections whose stem
     changes ("having", "began", "studies", "slurred"); names stay out."""

@@ -79,6 +79,8 @@ def variants(text):
         ("Last BM 10/12, CXR 10/14 clear, intubated 3/2", [("10/12", "DATE"), ("10/14", "DATE"), ("3/2", "DATE")]),
         ("h/o etoh, last drink 12/24 per wife; hd 3/14, appt 4/22", [("12/24", "DATE"), ("3/14", "DATE"), ("4/22", "DATE")]),
         ("fam mtg 10/15 @ 2pm, to micu 3/14 for resp distress", [("10/15", "DATE"), ("3/14", "DATE")]),
+        ("family meeting held 10/3 with team, tee scheduled 12/9", [("10/3", "DATE"), ("12/9", "DATE")]),
+        ("plan for tee tomorrow 12/9; fell on 2/2", [("12/9", "DATE"), ("2/2", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),
         ("seen April 4 '23", [("April 4 '23", "DATE")]),
@@ -162,6 +164,7 @@ def test_forms_in_every_case(nlp, text, expected):
         "Repositioned every 1 to 1-1/2 hours",
         "On 2-3 L NC, started 2-3 days ago, on 1-2 tabs, rr 12-18, since 2-3 weeks, on 4-6 x daily, seen 2-3 times",
         "In case 2 of 3, group 2 patients, employee 3 days, case 12 done",
+        "Lasix held 2/2 low bp, stopped 2/2 hypotension, bicarb 2/2 acidosis",
     ],
 )
 def test_hard_negatives_are_not_flagged(nlp, text):

@@ -24,6 +24,7 @@ from spacy_deid.detect.gazetteers import (
     COMMON_WORDS,
     DEFAULT_LISTS,
     CALENDAR_WORDS,
+    CITY,
     Gazetteer,
     GazetteerIndex,
     GazetteerLists,
@@ -483,9 +484,10 @@ class PhiGazetteer(Pipe):
                 if modal is not None:
                     end = max(modal, start + 1)
             # in single-case notes, nor a place or organisation over a verb form after it
-            # ("sister from revere visited")
+            # ("sister from revere visited"); "med" ends a hospital's name ("north shore med")
             while category in ("LOCATION", "ORGANIZATION") and not mixed_case and end - start > 1 \
-                    and self._gazetteer.after_name_word(doc[end - 1]):
+                    and self._gazetteer.after_name_word(doc[end - 1]) \
+                    and not (category == "ORGANIZATION" and doc[end - 1].lower_ == "med"):
                 end -= 1
             # an organisation or place runs on over a hospital word right after it ("brigham
             # and women" + "'s hospital", "georgetown" + "med")
@@ -512,6 +514,10 @@ class PhiGazetteer(Pipe):
             elif category == "ORGANIZATION" and self._gazetteer.is_state(doc[start:end]):
                 # "in from california" as a hospital: a state (kept: not PHI under Safe Harbor)
                 label, category = self.vocab.strings.add("STATE"), "LOCATION"
+            elif category == "ORGANIZATION" and self._gazetteer.is_listed(doc[start:end], CITY):
+                # "BROTHER FRANK FROM WORCESTER" as a hospital: a town, with no hospital word;
+                # it gets a town's surrogate, not a hospital's
+                label, category = self.vocab.strings.add(CITY), "LOCATION"
             elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)
                 if person is not None:

@@ -31,7 +31,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from spacy_deid.detect.patterns import (
-    DIGIT_WORDS, STREET_PREFIXES, STREET_SUFFIXES, WORD_STATE_CODES, after_joined_number, amount_after, reads_as_ratio,
+    DIGIT_WORDS, STREET_PREFIXES, STREET_SUFFIXES, WORD_STATE_CODES, after_joined_number, amount_after, reads_as_ratio, secondary_to,
 )
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import is_not_phi_place
@@ -58,7 +58,7 @@ LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states"
 # a person, and no package lists them.
 TITLES = frozenset("""
 dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident fellow intern
-np rn pa md cna lpn rrt sw msw cm atty attorney
+np rn pa md cna lpn rrt sw msw cm mgr atty attorney
 """.split())
 # ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
 ROLES = frozenset("""
@@ -78,13 +78,15 @@ CUE_BIGRAMS = frozenset(
     tuple(c.split())
     for c in (
         "talked with", "talked to", "spoke with", "spoke to", "speaking with", "discussed with", "d/w",
+        # "w/" alone takes things too ("ambulates w/ walker", "oob w/ cane"): only after talk
+        "spoke w/", "talked w/", "discussed w/", "met w/", "meeting w/", "mtg w/", "speaking w/", "spoken w/",
         "called by", "paged by", "seen by", "evaluated by", "examined by", "signed by", "per dr", "cc dr",
         "care of", "c/o dr", "message from", "message to", "update to", "updated by", "notified by",
         "name is", "names are", "call me", "calls me", "called me", "maiden name", "named after",
         "given to", "report to", "endorsed to", "handed to", "handoff to", "hand-off to",
     )
 )
-CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w w/ name".split())
+CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w name".split())
 # words that name the person of a header field when a colon follows ("pt: x", "re: x")
 COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider".split())
 CREDENTIALS = frozenset("""
@@ -99,6 +101,9 @@ LOCATION_CUES = frozenset(
         "born in", "native of", "home in", "is from", "originally from", "visiting from", "relocated to",
         "house in", "apartment in", "travelled to", "traveled to", "trip to", "vacation in",
         "pt from", "patient from", "family from", "family in", "in from", "drove from", "lives near",
+        # an admission's opening line: "67 yo m from revere", "82 Y/O WOMAN FROM CHELSEA"
+        "m from", "f from", "male from", "female from", "man from", "woman from", "gentleman from",
+        "lady from", "yo from", "y/o from", "y.o. from",
     )
 ) | frozenset(
     # where a relative lives or comes from: "son in worcester", "DTR IN WEST ROXBURY", "sister from revere"
@@ -480,8 +485,9 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
         return False  # "15 CM PROXIMAL": a unit after a number, no case manager
     if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
         return True
-    # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."
-    if w in COLON_CUES and j + 1 < start and doc[j + 1].text == ":":
+    # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."; "re:" heads
+    # its line or sentence: inside one it means "about" ("d/w dr green re: heparin gtt")
+    if w in COLON_CUES and j + 1 < start and doc[j + 1].text == ":" and (w != "re" or _starts_sentence(doc, j)):
         return True
     if not verbs:
         return False
@@ -490,6 +496,12 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
         return not any(doc[k].is_punct for k in range(j + 1, start))
     k = _prev_word(doc, j)
     return k >= 0 and (doc[k].lower_, doc[j].lower_) in CUE_BIGRAMS
+
+
+def _role_before(doc: Doc, start: int) -> bool:
+    """A relative's or carer's role word, no title, right before ``doc[start]`` ("wife x")."""
+    j = _prev_word(doc, start)
+    return j >= 0 and doc[j].lower_ in ROLES and doc[j].lower_.rstrip(".") not in TITLES
 
 
 _PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER", "IP_ADDRESS"})
@@ -1593,12 +1605,17 @@ class Gazetteer:
                 return False  # "508 555 1234": a phone number's groups
             if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):
                 return False  # "2-D ECHOCARDIOGRAM": dimensions, no date
-            if len(span) == 1 and _MONTH_DAY.match(span.text) and reads_as_ratio(span):
-                return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio
+            if len(span) == 1 and _MONTH_DAY.match(span.text) and (reads_as_ratio(span) or secondary_to(span)):
+                return False  # "GIVEN 2/3 OF DOSE", "gcs 14/15": a ratio; "held 2/2 low bp": "secondary to"
             if _SHORT_RANGE.match(span.text) and amount_after(span):
                 return False  # "ON 2-3 L NC", "2/3 days": an amount
             if self._measured_range(doc, span):
                 return False  # "UOP 30-50", "HR 80-90", "wbc 12-14", "1-2 assist oob": values, no date
+            if any(_LETTER_DIGIT.match(t.text) and not _DATE_WORD_FORM.match(t.text) for t in span):
+                return False  # "3VD", "CMV 500X14 PEEP 8 FIO2 50": shorthand and settings, no date
+            if len(span) == 1 and _ORDINAL.match(span.text) and span.end < len(doc) and doc[span.end].is_alpha \
+                    and doc[span.end].lower_.rstrip(".") not in _CALENDAR_FORMS and doc[span.end].lower_ != "of":
+                return False  # "2ND FLR", "3rd degree", "1st dose": an ordinal of a thing, no day
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -1645,6 +1662,12 @@ class Gazetteer:
         if category == "NAME":
             if all(t.lower_.endswith(("ing", "ed")) or self.after_name_word(t) for t in words):
                 return False  # a verb after a role word: "brother flying in", "wife drove in"
+            if not any(NAME in self.tags(t.lower_) for t in words) and (
+                all(t.is_stop for t in words) or _role_before(doc, span.start)
+            ):
+                # no list names these words: a role word alone does not make them a name
+                # ("WIFE CAN BE REACHED", "PARTNER REQUESTS UPDATES"); a title does ("dr. baker")
+                return False
             # ordinary words only: a title or role word before them, not a verb ("NOTED BY SECURITY")
             return has_title_before(doc, span.start, verbs=False) or _has_credential_after(doc, span.end)
         if all(t.lower_ in _GENERIC_FACILITY for t in words):
@@ -1692,11 +1715,15 @@ class Gazetteer:
 
     def is_state(self, span: Span) -> bool:
         """The span is a US state's name as the lists have it ("california", "New York")."""
+        return self.is_listed(span, STATE)
+
+    def is_listed(self, span: Span, label: str) -> bool:
+        """The span is, whole, an entry of the list of ``label`` ("worcester" a CITY)."""
         words = [t for t in span if not t.is_space]
         if len(words) == 1:
-            return STATE in self.tags(words[0].lower_)
+            return label in self.tags(words[0].lower_)
         hashes = tuple(t.lower for t in words)
-        return bool(words) and (hashes, STATE) in self.index.multi.get(hashes[0], ())
+        return bool(words) and (hashes, label) in self.index.multi.get(hashes[0], ())
 
     def occupation_place(self, span: Span) -> Optional[Span]:
         """For an organisation or place entity that ends with a trade word ("boston
@@ -1820,7 +1847,7 @@ class Gazetteer:
         low = t.lower_
         if NAME in self.tags(low):
             return False
-        return low in _AFTER_NAME_WORDS or (self.is_common(low) and low.endswith("ed"))
+        return low in _AFTER_NAME_WORDS or (self.is_common(low) and low.endswith(("ed", "ing")))
 
     def clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
@@ -1847,6 +1874,8 @@ class Gazetteer:
         first = doc[start]
         if is_mixed_case(doc):
             return first.is_title or first.is_upper
+        if first.is_stop:
+            return False  # "to go home", "to get up": a verb, no name
         words = [t.lower_ for t in doc[start:end] if t.is_alpha]
         return len(words) > 1 or any(
             not self.is_common(w) or (self.tags(w) and not self.clinical_term(w)) for w in words
@@ -2163,6 +2192,12 @@ _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
 _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
+# the forms of a date's token with letters and digits: an ordinal, a decade, a time, a
+# year with its apostrophe, or a month's name in it ("2nd", "1990s", "3pm", "0800h", "12-jan-2020")
+_DATE_WORD_FORM = re.compile(
+    r"(?i)^(\d+(st|nd|rd|th|s|am|pm|a|p|h|hr|hrs)\.?|.*(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec).*)$"
+)
+_ORDINAL = re.compile(r"(?i)^\d{1,2}(st|nd|rd|th)$")
 _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
     "mon tue tues wed thu thur thurs fri sat sun "
     "christmas thanksgiving easter hanukkah ramadan".split()

@@ -95,7 +95,12 @@ _EVENT_CUES = [
     # nouns that counts follow ("cx 2/4 bottles", "bx 3/12 cores", "dose 1/2 tab", "chemo cycle 2/6")
     "drink", "appt", "appointment", "visit", "fall", "hd", "dialysis", "cath", "picc", "trach", "peg",
     "transfusion", "vaccine", "admission",
+    # meetings and the days around them ("fam mtg held 10/3", "tee scheduled 12/9", "tomorrow 12/9")
+    "meeting", "mtg", "held", "scheduled", "sched", "today", "tomorrow", "yesterday", "tonight",
 ]
+# "2/2" is nursing shorthand for "secondary to" ("lasix stopped 2/2 hypotension"): a date
+# only after a strong date cue ("on 2/2")
+_SHORTHAND_MD = frozenset({"2/2"})
 _MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
 _MD_NOT_10 = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"}}
 # a phone number's last group, an extension glued on or not: "4567", "4567x45"
@@ -541,6 +546,13 @@ def reads_as_ratio(span: Span) -> bool:
         or after_joined_number(span.doc, span.start)
 
 
+def secondary_to(span: Span) -> bool:
+    """``span`` is "2/2", nursing shorthand for "secondary to" ("lasix stopped 2/2
+    hypotension"), with no strong date cue before it ("on 2/2" is a date)."""
+    doc = span.doc
+    return span.text in _SHORTHAND_MD and not (span.start > 0 and doc[span.start - 1].lower_ in _DATE_CUES)
+
+
 def amount_after(span: Span) -> bool:
     """A unit, count word or number right after ``span`` ("on 2-3 l nc", "started 2-3 days
     ago", "on 2-4 x"): an amount, no month-day."""
@@ -615,6 +627,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
         trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
         for s in filter_spans(spans)
     ]
+    chosen = [s for s in chosen if s.label_ != "DATE" or not secondary_to(s)]
     # an identifier has at least three digits ("number 2", "id 1" are not one)
     chosen = [s for s in chosen if s.id_ != ID_VALUE_ID or (len(s) and sum(c.isdigit() for c in s.text) >= 3)]
     entities = list(entities)
