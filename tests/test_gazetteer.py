@@ -387,6 +387,12 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
         ("works at a bank, works for the city, retired from teaching", []),
         ("works at home as a cashier", []),
+        # a trade before "at" or "for" names its employer
+        ("a truck driver for fedex, who developed chest pain", [("fedex", "ORG")]),
+        ("was a nurse at bedside, a worker for the city", []),
+        # a firm named by its place ("associates of" alone names none)
+        ("seen by cardiology associates of worcester", [("associates of worcester", "ORG")]),
+        ("seen by the associates of the pt", []),
         # a stay somewhere names the place, not an ordinary word
         ("per wife pt was at brigham last month", [("brigham", "HOSPITAL")]),
         ("pt was at baseline, was at goal", []),
@@ -437,6 +443,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("67 yo m from revere, pcp dr. lieberman", [("revere", "CITY"), ("lieberman", "NAME")]),
         # a contact's cue word after a name is no part of it
         ("hcp is niece bernadette o'malley ph 781 555 2200", [("bernadette o'malley", "NAME")]),
+        # the rest of a hyphenated name goes with it
+        ("called pt's brother abdul rahman al-farsi at home", [("abdul rahman al-farsi", "NAME")]),
+        ("spoke with pt's wife mei-ling", [("mei-ling", "NAME")]),
     ],
 )
 def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected):
@@ -884,6 +893,14 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("seen on the 2nd of may", ("2nd", "DATE"), [("2nd", "DATE")]),
         ("seen 3pm today", ("3pm", "DATE"), [("3pm", "DATE")]),
         ("lasix held 2/2 hypotension", ("2/2", "DATE"), []),
+        ("admitted 3rd from rehab, echo 13TH EF 35%", ("3rd", "DATE"), [("3rd", "DATE")]),
+        ("nursing note 7p-7a 10/14 pt stable", ("7p-7a 10/14", "DATE"), [("10/14", "DATE")]),
+        # a verb after a name in a single-case note ends it; a clinical word in "-s" does not
+        ("son luc checks on him daily", ("luc checks", "PATIENT"), [("luc", "PATIENT")]),
+        # a letter's greeting and closing are no part of a name; a credential is no title
+        ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),
+        ("Sincerely, Elena Petrova, MD", ("Sincerely, Elena Petrova", "DOCTOR"), [("Elena Petrova", "DOCTOR")]),
+        ("Julie Tran, PA-C. Anesthesia: General.", ("C. Anesthesia", "DOCTOR"), []),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
@@ -927,8 +944,8 @@ def test_structured_identifiers_can_be_left_to_the_ner():
     ruler.add_patterns(PHI_PATTERNS)
     doc = ruler(nlp.make_doc("acct # 55012833 billing aware"))
     doc.ents = [doc.char_span(7, 29, label="STREET")]
-    # (not cut around the account number; "aware" and "billing" end a place in single-case notes)
-    assert [e.text for e in nlp.get_pipe("phi_gazetteer")(doc).ents] == ["55012833"]
+    # (not cut around the account number; "aware" ends a place in single-case notes)
+    assert [e.text for e in nlp.get_pipe("phi_gazetteer")(doc).ents] == ["55012833 billing"]
 
 
 def test_an_employer_in_mixed_case_text_is_named_by_its_capitals(nlp):

@@ -36,7 +36,7 @@ from spacy_deid.detect.gazetteers import (
     TITLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, zipf
+from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES
@@ -52,6 +52,10 @@ _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 _STRUCTURED = frozenset({"CONTACT", "ID", "AGE"})
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
+# articles that open a hyphenated surname ("Al-Farsi", "el-Sayed", "Abu-Zaid")
+_HYPHEN_ARTICLES = frozenset("al el abu ibn bin abd ben".split())
+# the words a letter opens and closes with, beside the names they greet or sign
+_LETTER_WORDS = frozenset("dear thank thanks sincerely regards cordially respectfully yours truly".split())
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = NAME_PARTICLES | frozenset("st st. mc mac".split())
 # words after which a note goes on past a place or organisation's name: time words, "via",
@@ -296,7 +300,8 @@ class PhiGazetteer(Pipe):
         - a listed name joined to a name by a comma, "and" or "&" ("Eklund, Warren and
           Bailey", "sousa and ball": names that alone are ordinary words), not a stop
           word ("dr jones and will call"), a clinical term or a word a phrase goes on
-          from ("dr smith and green sputum"), capitalised in mixed-case text.
+          from ("dr smith and green sputum"), capitalised in mixed-case text;
+        - the rest of a hyphenated name ("Al-Farsi", "Mei-Ling").
         The replacer takes the longest span, so the person gets one surrogate."""
         names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
         names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
@@ -332,6 +337,22 @@ class PhiGazetteer(Pipe):
                 if k < sp.start and doc[sp.start].is_title:
                     out.append(Span(doc, k, sp.end, label=NAME))
         out += seeds
+        # the parts of a hyphenated name that a detector left out ("Abdul Rahman Al" + "-Farsi",
+        # "Mei" + "-Ling"): a word joined by a hyphen with no space on either side
+        for sp in names:
+            start, end = sp.start, sp.end
+            # an Arabic article before a hyphenated surname goes with it ("Rahman Al-Farsi")
+            if end + 2 < n and doc[end].lower_ in _HYPHEN_ARTICLES and doc[end + 1].text == "-" \
+                    and not doc[end].whitespace_ and not doc[end + 1].whitespace_ and doc[end + 2].is_alpha:
+                end += 1
+            while end + 1 < n and doc[end].text == "-" and not doc[end - 1].whitespace_ \
+                    and not doc[end].whitespace_ and doc[end + 1].is_alpha:
+                end += 2
+            while start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_ \
+                    and not doc[start - 1].whitespace_ and doc[start - 2].is_alpha:
+                start -= 2
+            if (start, end) != (sp.start, sp.end):
+                out.append(Span(doc, start, end, label=NAME))
         # coordinated names, outwards from the names found (three rounds: "a, b and c")
         connectors = [i for i in range(1, n - 1) if doc[i].lower_ in {",", "&", "and"}]
         for _ in range(3 if connectors else 0):
@@ -458,6 +479,19 @@ class PhiGazetteer(Pipe):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):
                 end -= 1
+            # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)
+            if category == "DATE":
+                while end - start > 1 and (shorthand_token(doc[start].text) or not any(c.isalnum() for c in doc[start].text)):
+                    start += 1
+                while end - start > 1 and (shorthand_token(doc[end - 1].text) or not any(c.isalnum() for c in doc[end - 1].text)):
+                    end -= 1
+            # nor over the words of a letter around a name ("Dear Dr. Whitfield, Thank you",
+            # "Sincerely, Elena Petrova")
+            if category == "NAME":
+                while start < end and (doc[start].lower_ in _LETTER_WORDS or not any(c.isalnum() for c in doc[start].text)):
+                    start += 1
+                while end > start and (doc[end - 1].lower_ in _LETTER_WORDS or not any(c.isalnum() for c in doc[end - 1].text)):
+                    end -= 1
             # nor with a clinical verb after a name ("dr haisham paged", "x notified"); a
             # one-word entity stays whole
             while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):
@@ -476,7 +510,7 @@ class PhiGazetteer(Pipe):
             # in single-case notes, nor over a verb or time word and what follows it
             # ("JENNIFER BROWN BROUGHT CLOTHES", "mary took pt"): such a word ends a name
             if category == "NAME" and not mixed_case:
-                end = next((k for k in range(start + 1, end) if self._gazetteer.after_name_word(doc[k])), end)
+                end = next((k for k in range(start + 1, end) if self._gazetteer.after_name_verb(doc[k])), end)
             # nor over a modal before a verb ("son mark will call", "daughter may visit"): the
             # name ends before the modal; a modal that starts the entity stays (may is a name too)
             if category == "NAME":

@@ -436,6 +436,8 @@ def trade_words() -> FrozenSet[str]:
     return frozenset(job.split(",")[0].split()[-1].lower() for job in Provider.jobs) | frozenset(
         "nurse nurses officers teachers worker workers firefighter cop driver trucker".split()
     )
+# what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
+_TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must".split())
 # base forms of verbs that spaCy lists as stop words ("son mark will call back", "may be")
@@ -483,6 +485,8 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     w = doc[j].lower_.rstrip(".")
     if (w in TITLES or doc[j].lower_ in TITLES) and j > 0 and doc[j - 1].like_num:
         return False  # "15 CM PROXIMAL": a unit after a number, no case manager
+    if j + 1 < start and doc[j + 1].text == "-" and not doc[j].whitespace_:
+        return False  # "Julie Tran, PA-C. Anesthesia": a credential's first part, no title
     if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
         return True
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."; "re:" heads
@@ -887,6 +891,22 @@ class Gazetteer:
         names = sum(NAME in self.tags(t.lower_) for t in words)
         return creds >= 1 and creds + names == len(words)
 
+    def _place_end(self, doc: Doc, k: int, mixed_case: bool) -> int:
+        """The end of a place's name that starts at ``doc[k]``: a listed place of several
+        words ("new england", "fall river"), else one word that is ``_place_like``; ``k``
+        for none."""
+        ends = [
+            k + len(hashes) for hashes, label in self.index.multi.get(doc[k].lower, ())
+            if label in PLACE_LABELS and tuple(t.lower for t in doc[k : k + len(hashes)]) == hashes
+        ]
+        if ends:
+            return max(ends)
+        if doc[k].lower_ == "new" and k + 1 < len(doc) and (
+            self._place_like(doc, k + 1, mixed_case) or mixed_case and doc[k].is_title and doc[k + 1].is_title
+        ):
+            return k + 2  # "New England", "new bradford"
+        return k + 1 if self._place_like(doc, k, mixed_case) else k
+
     def _place_like(self, doc: Doc, k: int, mixed_case: bool) -> bool:
         """A listed city or name, a word with a place-name ending, or a capitalised
         word that is no ordinary word in mixed-case text."""
@@ -1100,15 +1120,18 @@ class Gazetteer:
             if cued is not None:
                 start, standalone = min(start, cued), True
             named = start < i and self._distinctive(doc, start, i, mixed_case)
+            if not named and label == ORG and i + tail + 1 < n and lowers[i + tail] == "of" \
+                    and self._place_end(doc, i + tail + 1, mixed_case) > i + tail + 1:
+                named = True  # "Cardiology Associates of New England": a firm named by its place
             if label == ORG and lowers[i] in LEGAL_SUFFIXES and not named:
                 # a legal form names a company whatever its words ("think computer corporation",
                 # "3 round stones inc"): up to three words before it
                 start, standalone = self._legal_name_start(doc, i), True
             if named or (standalone and (label == HOSPITAL or start < i)):
                 end = i + tail
-                # "Mercy Hospital of Simmonsburgh"
-                if end + 1 < n and lowers[end] == "of" and self._place_like(doc, end + 1, mixed_case):
-                    end += 2
+                # "Mercy Hospital of Simmonsburgh", "Associates of New England"
+                if end + 1 < n and lowers[end] == "of" and self._place_end(doc, end + 1, mixed_case) > end + 1:
+                    end = self._place_end(doc, end + 1, mixed_case)
                 out.append(Span(doc, start, end, label=label))
             i += tail
         for i in range(n):
@@ -1403,7 +1426,10 @@ class Gazetteer:
         lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
         for i in range(1, n - 1):
             pharmacy = (lowers[i - 1], lowers[i]) in PHARMACY_CUES
-            if not pharmacy and (lowers[i - 1], lowers[i]) not in EMPLOYER_CUES:
+            # a trade before "at" or "for" names where it is plied ("a truck driver for fedex",
+            # "teacher at Lincoln Elementary School", "used to be a nurse at faulkner")
+            trade = lowers[i] in _TRADE_JOINERS and lowers[i - 1] in trade_words()
+            if not pharmacy and not trade and (lowers[i - 1], lowers[i]) not in EMPLOYER_CUES:
                 continue
             j = i + 1
             if j < n and lowers[j] == "the":
@@ -1611,10 +1637,10 @@ class Gazetteer:
                 return False  # "ON 2-3 L NC", "2/3 days": an amount
             if self._measured_range(doc, span):
                 return False  # "UOP 30-50", "HR 80-90", "wbc 12-14", "1-2 assist oob": values, no date
-            if any(_LETTER_DIGIT.match(t.text) and not _DATE_WORD_FORM.match(t.text) for t in span):
+            if any(shorthand_token(t.text) for t in span):
                 return False  # "3VD", "CMV 500X14 PEEP 8 FIO2 50": shorthand and settings, no date
-            if len(span) == 1 and _ORDINAL.match(span.text) and span.end < len(doc) and doc[span.end].is_alpha \
-                    and doc[span.end].lower_.rstrip(".") not in _CALENDAR_FORMS and doc[span.end].lower_ != "of":
+            if len(span) == 1 and _ORDINAL.match(span.text) and span.end < len(doc) \
+                    and doc[span.end].lower_.rstrip(".") in _ORDINAL_THINGS:
                 return False  # "2ND FLR", "3rd degree", "1st dose": an ordinal of a thing, no day
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
@@ -1625,8 +1651,11 @@ class Gazetteer:
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(
             _INITIAL.match(t.text) and (t.text.endswith(".") or t.lower_ not in {"a", "i"}) for t in span
+        ) and any(
+            NAME in self.tags(t.lower_) or not (self.is_common(t.lower_) or self.clinical_term(t.lower_))
+            for t in words if not _INITIAL.match(t.text)
         ):
-            return True  # "i. frank", "Jack B."; not "using a"
+            return True  # "i. frank", "Jack B."; not "using a", nor "PA-C. Anesthesia"
         if category == "NAME" and words[0].is_title and _starts_sentence(doc, words[0].i) and len(words) > 1 and any(
             t.is_lower and t.lower_ not in NAME_PARTICLES and not self.tags(t.lower_) for t in words[1:]
         ):
@@ -1847,7 +1876,18 @@ class Gazetteer:
         low = t.lower_
         if NAME in self.tags(low):
             return False
-        return low in _AFTER_NAME_WORDS or (self.is_common(low) and low.endswith(("ed", "ing")))
+        return low in _AFTER_NAME_WORDS or (self.is_common(low) and low.endswith("ed"))
+
+    def after_name_verb(self, t) -> bool:
+        """``after_name_word``, or a dictionary word of four letters or more in a verb's
+        "-ing" or "-s" form that no name list has ("SON LUC DRIVING UP", "MRS. D'ANGELO
+        CHECKS ON HIM"); for names only (places end in such words: "myrley building",
+        "palm springs")."""
+        low = t.lower_
+        return self.after_name_word(t) or (
+            len(low) > 3 and low.endswith(("ing", "s")) and not low.endswith(("ss", "is", "us"))
+            and NAME not in self.tags(low) and self.is_common(low) and not self.clinical_term(low)
+        )
 
     def clinical_term(self, low: str) -> bool:
         """A clinical term or a word with an ending of clinical words."""
@@ -2197,7 +2237,21 @@ _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 _DATE_WORD_FORM = re.compile(
     r"(?i)^(\d+(st|nd|rd|th|s|am|pm|a|p|h|hr|hrs)\.?|.*(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec).*)$"
 )
+
+
+def shorthand_token(text: str) -> bool:
+    """Letters and digits in one token in no form a date takes ("3VD", "500X14", "FIO2",
+    "7p-7a"): shorthand, a setting or a shift, never part of a date."""
+    return _LETTER_DIGIT.match(text) is not None and _DATE_WORD_FORM.match(text) is None
+
+
 _ORDINAL = re.compile(r"(?i)^\d{1,2}(st|nd|rd|th)$")
+# what an ordinal counts when it is no day of a month ("2nd floor", "3rd degree", "4th ics")
+_ORDINAL_THINGS = frozenset("""
+floor flr fl degree grade line time times dose doses opinion toe toes finger fingers rib ribs ics
+intercostal nerve cranial generation trimester percentile cycle round attempt try year yr grader
+metatarsal digit ray lumbar cervical thoracic sacral ventricle heart sound branch order party person
+""".split())
 _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
     "mon tue tues wed thu thur thurs fri sat sun "
     "christmas thanksgiving easter hanukkah ramadan".split()

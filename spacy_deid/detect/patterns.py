@@ -463,6 +463,9 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "STREET", "pattern": [
         {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
         {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
+        # a saint's or a mountain's street: "88 st. botolph st", "12 mt. vernon st"
+        {"LOWER": {"IN": ["st", "st.", "saint", "mt", "mt.", "ft", "ft."]}, "OP": "?"},
+        {"TEXT": ".", "OP": "?"},
         {"TEXT": {"REGEX": r"(?i)^([a-z][a-z'\-]+|\d+(st|nd|rd|th))$"}, "IS_STOP": False, "OP": "{1,3}"},
         {"LOWER": {"IN": STREET_SUFFIXES}},
         {"TEXT": ".", "OP": "?"},
@@ -480,6 +483,14 @@ PHI_PATTERNS: List[Dict] = [
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
     {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
+    # a numbered road after the house number: "2200 route 9", "45 rte. 1a", "1200 state highway 101"
+    {"label": "STREET", "pattern": [
+        {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
+        {"LOWER": {"IN": ["state", "us", "u.s.", "county", "old"]}, "OP": "?"},
+        {"LOWER": {"IN": ["route", "rte", "rt", "highway", "hwy"]}},
+        {"TEXT": ".", "OP": "?"},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,4}[a-z]?$"}},
+    ]},
     # streets written the European way: "rue de la paix 12", "friedhofstrasse 33"
     {"label": "STREET", "pattern": [
         {"LOWER": {"IN": STREET_PREFIXES}},
