@@ -897,6 +897,12 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("nursing note 7p-7a 10/14 pt stable", ("7p-7a 10/14", "DATE"), [("10/14", "DATE")]),
         # a verb after a name in a single-case note ends it; a clinical word in "-s" does not
         ("son luc checks on him daily", ("luc checks", "PATIENT"), [("luc", "PATIENT")]),
+        # a bare number is no date, nor a value with its unit a phone number; four digits are
+        ("cc from each side, approximately 50 cc in the pouch", ("approximately 50", "DATE"), []),
+        ("mi in '99, cabg in 2001", ("99", "DATE"), [("99", "DATE")]),
+        ("tourniquet inflated to 250 mmhg", ("250 mmhg", "PHONE"), []),
+        ("a #24-french foley, from 12 o'clock", ("24-french", "PHONE"), []),
+        ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
         # a letter's greeting and closing are no part of a name; a credential is no title
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),
         ("Sincerely, Elena Petrova, MD", ("Sincerely, Elena Petrova", "DOCTOR"), [("Elena Petrova", "DOCTOR")]),

@@ -512,12 +512,14 @@ _PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER",
 
 
 def _contact_form(span: Span) -> bool:
-    """A NER contact has the form of its kind: a digit (or a digit read out) in a phone or
-    fax number, "@" in an e-mail address, "." or "/" in a web address."""
+    """A NER contact has the form of its kind: four digits (or digits read out) in a phone,
+    fax or pager number, "@" in an e-mail address, "." or "/" in a web address."""
     label = span.label_.upper()
     text = span.text
     if label in _PHONE_KINDS:
-        return any(c.isdigit() for c in text) or any(t.lower_ in DIGIT_WORDS for t in span)
+        # four digits at least, written or read out ("x2234", "five five five one two"); not a
+        # value with its unit ("250 mmhg", "24-french", "12 o'clock")
+        return sum(c.isdigit() for c in text) + sum(t.lower_ in DIGIT_WORDS for t in span) >= 4
     if label.startswith("EMAIL"):
         return "@" in text or " at " in text.lower()
     if label in {"URL", "DOMAIN_NAME"}:
@@ -1637,6 +1639,8 @@ class Gazetteer:
                 return False  # "ON 2-3 L NC", "2/3 days": an amount
             if self._measured_range(doc, span):
                 return False  # "UOP 30-50", "HR 80-90", "wbc 12-14", "1-2 assist oob": values, no date
+            if _bare_amount(span, self.is_common):
+                return False  # "approximately 50 cc": a bare number of three digits at most, no date
             if any(shorthand_token(t.text) for t in span):
                 return False  # "3VD", "CMV 500X14 PEEP 8 FIO2 50": shorthand and settings, no date
             if len(span) == 1 and _ORDINAL.match(span.text) and span.end < len(doc) \
@@ -2218,6 +2222,7 @@ suture sutures stitch blade scalpel
 # words that follow a word of comparison or a modal but never a person who is the subject
 # ("LESS THAN 5 ML", "WILL BE", "MAY NEED"; "MARK IS", "BILL HAD" stay names)
 _NO_SUBJECT_AFTER = frozenset("than be been as of the a an not need needs".split())
+_CLOCK_WORDS = frozenset("am pm a.m p.m noon midnight o'clock oclock hrs hours hr h".split())
 _TIME_SPAN_WORDS = frozenset("year years yr yrs old month months mo mos week weeks wk wks day days ago y/o yo".split())
 _NUMBER_RANGE = re.compile(r"^(\d{1,3})\s*[-–]\s*(\d{1,3})$")
 # vital signs and laboratory values a note gives as a range ("wbc 12-14", "hr 10-12")
@@ -2237,6 +2242,26 @@ _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 _DATE_WORD_FORM = re.compile(
     r"(?i)^(\d+(st|nd|rd|th|s|am|pm|a|p|h|hr|hrs)\.?|.*(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec).*)$"
 )
+
+
+def _bare_amount(span: Span, common: Callable[[str], bool]) -> bool:
+    """A NER date whose numbers are bare ones of three digits at most, with no month,
+    weekday, duration or time word, no ordinal, no separator between digits and no written
+    year ("approximately 50", "about 30"; not "in '99", "3 days ago", "at 1400", "2/3")."""
+    numbers = re.findall(r"\d+", span.text)
+    if not numbers or any(len(n) > 3 for n in numbers) or re.search(r"\d\s*[/.\-:]\s*\d", span.text):
+        return False
+    if span.start > 0 and span.doc[span.start - 1].text in ("'", "’"):
+        return False  # "'99": a year
+    for t in span:
+        low = t.lower_.rstrip(".")
+        if low in _CALENDAR_FORMS or low in _TIME_SPAN_WORDS or low in _CLOCK_WORDS or t.text.startswith(("'", "’")) or (
+            any(c.isdigit() for c in t.text) and any(c.isalpha() for c in t.text)
+        ):
+            return False
+        if t.is_alpha and not common(t.lower_):
+            return False  # "69 Roheline 43": a name no word list has (an address, not an amount)
+    return True
 
 
 def shorthand_token(text: str) -> bool:
