@@ -446,6 +446,8 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         # the rest of a hyphenated name goes with it
         ("called pt's brother abdul rahman al-farsi at home", [("abdul rahman al-farsi", "NAME")]),
         ("spoke with pt's wife mei-ling", [("mei-ling", "NAME")]),
+        # a manor is a home's name's last word
+        ("nursing home resident (kittredge manor), admitted with uti", [("kittredge manor", "HOSPITAL")]),
     ],
 )
 def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected):
@@ -903,6 +905,9 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("tourniquet inflated to 250 mmhg", ("250 mmhg", "PHONE"), []),
         ("a #24-french foley, from 12 o'clock", ("24-french", "PHONE"), []),
         ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
+        # in mixed-case text a lower-case verb or stop word ends a capitalised name
+        ("Records from Salem Hospital reviewed today.", ("Salem Hospital reviewed", "HOSPITAL"), [("Salem Hospital", "HOSPITAL")]),
+        ("Lives at 45 Main street with his wife.", ("45 Main street", "STREET"), [("45 Main street", "STREET")]),
         # a letter's greeting and closing are no part of a name; a credential is no title
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),
         ("Sincerely, Elena Petrova, MD", ("Sincerely, Elena Petrova", "DOCTOR"), [("Elena Petrova", "DOCTOR")]),

@@ -479,6 +479,13 @@ class PhiGazetteer(Pipe):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):
                 end -= 1
+            # in mixed-case text, nor over a lower-case stop word or verb after a capitalised
+            # name ("Records from Salem Hospital reviewed", "his son, a nurse at Beverly, accompanied")
+            while mixed and end - start > 1 and doc[end - 1].is_lower and doc[end - 1].lower_ not in _NAME_PARTICLES \
+                    and (doc[end - 1].is_stop or self._gazetteer.after_name_word(doc[end - 1])):
+                end -= 1
+                while end > start + 1 and not any(c.isalnum() for c in doc[end - 1].text):
+                    end -= 1
             # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)
             if category == "DATE":
                 while end - start > 1 and (shorthand_token(doc[start].text) or not any(c.isalnum() for c in doc[start].text)):

@@ -112,7 +112,7 @@ LOCATION_CUES = frozenset(
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice facility
+healthcare health rehabilitation rehab sanatorium hospice facility manor
 """.split())
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
