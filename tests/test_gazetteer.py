@@ -448,6 +448,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("spoke with pt's wife mei-ling", [("mei-ling", "NAME")]),
         # a manor is a home's name's last word
         ("nursing home resident (kittredge manor), admitted with uti", [("kittredge manor", "HOSPITAL")]),
+        # a state before a comma has no surname after it; a title after a title is none
+        ("son rick called from florida, will be here wednesday", [("rick", "NAME"), ("florida", "STATE")]),
+        ("chaplain fr. tom visited, 16 fr foley placed", [("tom", "NAME")]),
     ],
 )
 def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected):
@@ -907,6 +910,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
         # in mixed-case text a lower-case verb or stop word ends a capitalised name
         ("Records from Salem Hospital reviewed today.", ("Salem Hospital reviewed", "HOSPITAL"), [("Salem Hospital", "HOSPITAL")]),
+        ("FAITH, RN FROM IV TEAM PLACED 20G", ("IV TEAM", "HOSPITAL"), []),
         ("Lives at 45 Main street with his wife.", ("45 Main street", "STREET"), [("45 Main street", "STREET")]),
         # a letter's greeting and closing are no part of a name; a credential is no title
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),

@@ -59,6 +59,7 @@ LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states"
 TITLES = frozenset("""
 dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident fellow intern
 np rn pa md cna lpn rrt sw msw cm mgr atty attorney
+fr fr. rev rev. reverend pastor rabbi imam chaplain
 """.split())
 # ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
 ROLES = frozenset("""
@@ -258,7 +259,7 @@ living residence program
 # not the words hospitals are named with, "Memorial Hospital", "General Hospital")
 _GENERIC_FACILITY = (
     HOSPITAL_WORDS | _FACILITY_WORDS | NOT_HOSPITAL_NAME
-    | frozenset("nursing assisted skilled acute care recovery room pacu floor unit".split())
+    | frozenset("nursing assisted skilled acute care recovery room pacu floor unit team service services dept department".split())
 ) - HOSPITAL_NAME_WORDS
 # what an employer field holds when it names no employer
 _NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
@@ -470,6 +471,11 @@ def after_personal_title(doc: Doc, start: int) -> bool:
     """A personal title ("Ms.", "DR", "mr") is the word right before ``doc[start]``."""
     j = _prev_word(doc, start)
     return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES
+
+
+def lowers_title(token) -> bool:
+    """``token`` is a title ("dr", "Fr.", "REV")."""
+    return token.lower_ in TITLES or token.lower_.rstrip(".") in TITLES
 
 
 def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
@@ -765,9 +771,9 @@ class Gazetteer:
         n = len(doc)
         i = 0
         while i < n:
-            if not (self._name_token(doc, i) or self._unknown_word(doc, i)):
-                i += 1  # no name starts here, titled or not (the title test costs more)
-                continue
+            if not (self._name_token(doc, i) or self._unknown_word(doc, i)) or lowers_title(doc[i]):
+                i += 1  # no name starts here, titled or not (the title test costs more); nor at
+                continue  # a title after a title ("chaplain fr. tom")
             titled = has_title_before(doc, i)
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
@@ -836,9 +842,12 @@ class Gazetteer:
         covered = {k for sp in taken for k in range(sp.start, sp.end)}
         out: List[Span] = []
         for sp in taken:
+            if self.is_state(sp):
+                continue  # "called from florida, will be here": a state, no surname
             for k in (sp.start - 2, sp.end + 1):
                 comma = sp.start - 1 if k < sp.start else sp.end
-                if 0 <= k < len(doc) and doc[comma].text == "," and k not in covered and self._name_token(doc, k):
+                if 0 <= k < len(doc) and doc[comma].text == "," and k not in covered and self._name_token(doc, k) \
+                        and not self.modal_before_verb(doc, k):
                     covered.add(k)
                     out.append(Span(doc, k, k + 1, label=NAME))
         return out
@@ -1703,8 +1712,10 @@ class Gazetteer:
                 return False
             # ordinary words only: a title or role word before them, not a verb ("NOTED BY SECURITY")
             return has_title_before(doc, span.start, verbs=False) or _has_credential_after(doc, span.end)
-        if all(t.lower_ in _GENERIC_FACILITY for t in words):
-            return False  # "NURSING HOME", "the rehab facility", "outside hospital": no one's name
+        if all(t.lower_ in _GENERIC_FACILITY for t in words) or not any(t.lower_ in HOSPITAL_WORDS for t in words) and all(
+            t.lower_ in _GENERIC_FACILITY or self.clinical_term(t.lower_) for t in words
+        ):
+            return False  # "NURSING HOME", "the rehab facility", "outside hospital", "IV TEAM": no one's name
         if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
             return True
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
