@@ -463,6 +463,8 @@ def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected)
         ("enjoys walking at wheeler lake on weekends", [("wheeler lake", "LOCATION_OTHER")]),
         ("volunteers at the yoder creek trail. fills", [("yoder creek trail", "LOCATION_OTHER")]),
         ("walks at the dog park daily", []),
+        ("he fell at the grand canyon on monday", [("grand canyon", "LOCATION_OTHER")]),
+        ("pt from the valley, lives on an island", []),
         ("lives near the river", []),
         ("she fell at zion national park on monday", [("zion national park", "LOCATION_OTHER")]),
         ("senior at lincoln high school, plays", [("lincoln high school", "LOCATION_OTHER")]),
@@ -908,9 +910,14 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("tourniquet inflated to 250 mmhg", ("250 mmhg", "PHONE"), []),
         ("a #24-french foley, from 12 o'clock", ("24-french", "PHONE"), []),
         ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
+        ("number 531-4123 EXT 985.", ("EXT 985", "PHONE"), [("EXT 985", "PHONE")]),
         # in mixed-case text a lower-case verb or stop word ends a capitalised name
         ("Records from Salem Hospital reviewed today.", ("Salem Hospital reviewed", "HOSPITAL"), [("Salem Hospital", "HOSPITAL")]),
         ("FAITH, RN FROM IV TEAM PLACED 20G", ("IV TEAM", "HOSPITAL"), []),
+        # a very common word a name list has names no hospital; "general" ends one
+        ("UPON AWAKENING FROM GENERAL ANESTHESIA. PLAN", ("GENERAL ANESTHESIA", "HOSPITAL"), []),
+        ("TRANSFERRED FROM LOWELL GENERAL FOR CATH", ("LOWELL GENERAL", "HOSPITAL"), [("LOWELL GENERAL", "HOSPITAL")]),
+        ("URETHRA WAS IDENTIFIED AT THE DISTAL TIP, WHICH WAS", ("DISTAL TIP", "HOSPITAL"), []),
         ("Lives at 45 Main street with his wife.", ("45 Main street", "STREET"), [("45 Main street", "STREET")]),
         # a letter's greeting and closing are no part of a name; a credential is no title
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),
@@ -1026,3 +1033,20 @@ def test_no_names_beside_the_names_found(nlp, text, ents):
     doc = _with_ents(nlp, text, ents)
     found_names = [s.text.lower() for s in doc.spans["phi_gazetteer"] if s.label_ == "NAME"]
     assert not {"green", "will", "rose"} & set(found_names), found_names
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a first name that is an ordinary word, alone and first in its sentence: the note's own
+        # name makes it one in mixed-case text
+        ("Name: Chase Meadows\nChase is a 98 yo gentleman.", [("Chase Meadows", "NAME"), ("Chase", "NAME")]),
+        ("Daughter Grace Kowalczyk called. Grace will call back.", [("Grace Kowalczyk", "NAME"), ("Grace", "NAME")]),
+        # not a lower-case word, nor a modal before its verb
+        ("Spoke with Will Smith. Will follow up in am; chase the cultures.", [("Will Smith", "NAME")]),
+        # in single-case text a word no list has, not an ordinary one
+        ("pt: pelson, ruby. pelson slept well, chase cultures", [("pelson", "NAME"), ("ruby", "NAME"), ("pelson", "NAME")]),
+    ],
+)
+def test_a_found_name_is_taken_again_where_it_stands_alone(nlp, text, expected):
+    assert found(nlp, text) == expected

@@ -273,7 +273,45 @@ class PhiGazetteer(Pipe):
         joined = self._name_neighbours(doc)
         if joined:
             doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + joined)
+        again = self._names_again(doc)
+        if again:
+            doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + again)
         return doc
+
+    def _names_again(self, doc: Doc) -> List[Span]:
+        """The words of a person's name found in a note, where they stand again alone in
+        it ("Name: Chase Meadows ... Chase is a 98 yo gentleman": a first name that is also an
+        ordinary word, first in its sentence, has no cue of its own). Taken again in
+        mixed-case text where capitalised, in single-case text where no word list has the
+        word; never a modal before its verb ("Will Smith ... Will call"), a title or a role
+        word, nor a word inside another detector's span. A name is a person's all through
+        the note: the replacer gives it the same surrogate each time."""
+        names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
+        names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        words = {
+            t.lower_ for sp in names for t in sp
+            if t.is_alpha and len(t.text) > 1 and t.lower_ not in TITLES and t.lower_ not in ROLES
+            and t.lower_ not in _NAME_PARTICLES and not self._gazetteer.clinical_term(t.lower_)
+        }
+        if not words:
+            return []
+        taken = {i for sp in doc.ents for i in range(sp.start, sp.end)}
+        for key in (self.spans_key, self.patterns_key):
+            if key and key in doc.spans:
+                taken.update(i for sp in doc.spans[key] for i in range(sp.start, sp.end))
+        mixed_case = is_mixed_case(doc)
+        out: List[Span] = []
+        for t in doc:
+            if t.i in taken or t.lower_ not in words:
+                continue
+            if mixed_case and not (t.is_title or t.is_upper):
+                continue
+            if not mixed_case and self._gazetteer.is_common(t.lower_):
+                continue
+            if self._gazetteer.modal_before_verb(doc, t.i):
+                continue
+            out.append(Span(doc, t.i, t.i + 1, label=NAME))
+        return out
 
     def _ward_sides(self, doc: Doc) -> None:
         """A NER ward that ends with its floor goes on over the side of the building after it

@@ -115,6 +115,9 @@ HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
 healthcare health rehabilitation rehab sanatorium hospice facility manor
 """.split())
+# hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
+# "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
+_HOSPITAL_WORDS_ANYWHERE = HOSPITAL_WORDS - frozenset("general memorial health healthcare".split())
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
@@ -198,6 +201,7 @@ LANDMARK_WORDS = frozenset("""
 school academy college university shelter trail lake creek river park mall church chapel temple mosque
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
+canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
 """.split())
 # words before a landmark word that say what it is for, not which it is ("dog park", "high school")
 LANDMARK_GENERIC = frozenset("""
@@ -452,6 +456,8 @@ _APOSTROPHE_WORD = re.compile(r"^[^\W\d_]+['’][^\W\d_]{2,}$")
 # resampler may emit it, and in single-case notes a NER name of such words and
 # ordinary ones needs a cue ("GENERAL ANESTHESIA", "GOOD HEMOSTASIS", "LESS THAN 5 ML")
 EMIT_ZIPF = 5.0
+# the tags of the name lists
+_NAME_TAGS = frozenset({NAME, "key:first_names", "key:last_names"})
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -523,8 +529,11 @@ def _contact_form(span: Span) -> bool:
     label = span.label_.upper()
     text = span.text
     if label in _PHONE_KINDS:
-        # four digits at least, written or read out ("x2234", "five five five one two"); not a
-        # value with its unit ("250 mmhg", "24-french", "12 o'clock")
+        # four digits at least, written or read out ("x2234", "five five five one two"), or an
+        # extension ("EXT 985" after its number); not a value with its unit ("250 mmhg",
+        # "24-french", "12 o'clock")
+        if span[0].lower_.rstrip(".") in {"ext", "extension", "x"}:
+            return any(c.isdigit() for c in text)
         return sum(c.isdigit() for c in text) + sum(t.lower_ in DIGIT_WORDS for t in span) >= 4
     if label.startswith("EMAIL"):
         return "@" in text or " at " in text.lower()
@@ -1697,6 +1706,8 @@ class Gazetteer:
             if self.tags(t.lower_):
                 if self.clinical_term(t.lower_):
                     continue  # "MALE" is a first name of the lists, but not in "ASIAN MALE"
+                if category != "NAME" and not self.tags(t.lower_) - _NAME_TAGS and zipf(t.lower_) >= EMIT_ZIPF:
+                    continue  # a very common word a name list has names no place ("GENERAL ANESTHESIA")
                 if not self.is_common(t.lower_) or not mixed_case or (t.is_title and not t.is_sent_start):
                     return True
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
@@ -1716,8 +1727,9 @@ class Gazetteer:
             t.lower_ in _GENERIC_FACILITY or self.clinical_term(t.lower_) for t in words
         ):
             return False  # "NURSING HOME", "the rehab facility", "outside hospital", "IV TEAM": no one's name
-        if any(c.isdigit() for c in span.text) or any(t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in words):
-            return True
+        if any(c.isdigit() for c in span.text) or words[-1].lower_ in HOSPITAL_WORDS or words[-1].lower_ in COMPANY_WORDS \
+                or any(t.lower_ in _HOSPITAL_WORDS_ANYWHERE or t.lower_ in COMPANY_WORDS for t in words):
+            return True  # (an ending word, "general", "memorial", ends the name: not "GENERAL ANESTHESIA")
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
 
     def _measured_range(self, doc: Doc, span: Span) -> bool:
@@ -1753,8 +1765,12 @@ class Gazetteer:
         others = [t for t in words if NAME not in self.tags(t.lower_)]
         if others:
             phrase = all(self.is_common(t.lower_) for t in others)  # "GOOD HEMOSTASIS", not "MARK MUSLIJA"
-        else:  # "LESS THAN", "WILL BE", not "MARK IS"
-            phrase = len(words) == 1 and span.end < len(doc) and doc[span.end].lower_ in _NO_SUBJECT_AFTER
+        else:  # "LESS THAN", "WILL BE", "GENERAL ANESTHESIA" cut to "GENERAL"; not "MARK IS", "MARK CALLED"
+            nxt = doc[span.end] if span.end < len(doc) else None
+            phrase = len(words) == 1 and nxt is not None and (
+                nxt.lower_ in _NO_SUBJECT_AFTER or nxt.is_alpha and not nxt.is_stop and NAME not in self.tags(nxt.lower_)
+                and (self.clinical_term(nxt.lower_) or self.is_common(nxt.lower_)) and not self.after_name_verb(nxt)
+            )
         return phrase and not has_title_before(doc, span.start) and not _has_credential_after(doc, span.end)
 
     def is_state(self, span: Span) -> bool:
@@ -1932,6 +1948,8 @@ class Gazetteer:
         if first.is_stop:
             return False  # "to go home", "to get up": a verb, no name
         words = [t.lower_ for t in doc[start:end] if t.is_alpha]
+        if any(self.clinical_term(w) for w in words):
+            return False  # "at the distal tip", "from general anesthesia": the body and its care
         return len(words) > 1 or any(
             not self.is_common(w) or (self.tags(w) and not self.clinical_term(w)) for w in words
         )
