@@ -911,6 +911,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("a #24-french foley, from 12 o'clock", ("24-french", "PHONE"), []),
         ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
         ("number 531-4123 EXT 985.", ("EXT 985", "PHONE"), [("EXT 985", "PHONE")]),
+        ("CALL ME ON ( 64 ) 3591 - 3246 ?", ("64", "PHONE"), [("64", "PHONE")]),
         # in mixed-case text a lower-case verb or stop word ends a capitalised name
         ("Records from Salem Hospital reviewed today.", ("Salem Hospital reviewed", "HOSPITAL"), [("Salem Hospital", "HOSPITAL")]),
         ("FAITH, RN FROM IV TEAM PLACED 20G", ("IV TEAM", "HOSPITAL"), []),

@@ -523,6 +523,22 @@ def _role_before(doc: Doc, start: int) -> bool:
 _PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER", "IP_ADDRESS"})
 
 
+def _digits_beside(span: Span, reach: int = 2) -> bool:
+    """A token with a digit within ``reach`` tokens before or after ``span``, with only
+    punctuation between."""
+    doc = span.doc
+    for step, k in ((-1, span.start - 1), (1, span.end)):
+        for _ in range(reach):
+            if not 0 <= k < len(doc):
+                break
+            if any(c.isdigit() for c in doc[k].text):
+                return True
+            if not doc[k].is_punct:
+                break
+            k += step
+    return False
+
+
 def _contact_form(span: Span) -> bool:
     """A NER contact has the form of its kind: four digits (or digits read out) in a phone,
     fax or pager number, "@" in an e-mail address, "." or "/" in a web address."""
@@ -534,7 +550,11 @@ def _contact_form(span: Span) -> bool:
         # "24-french", "12 o'clock")
         if span[0].lower_.rstrip(".") in {"ext", "extension", "x"}:
             return any(c.isdigit() for c in text)
-        return sum(c.isdigit() for c in text) + sum(t.lower_ in DIGIT_WORDS for t in span) >= 4
+        if sum(c.isdigit() for c in text) + sum(t.lower_ in DIGIT_WORDS for t in span) >= 4:
+            return True
+        # a group of a number the NER cut in pieces ("( 37 ) 788 - 063"): digits beside it,
+        # past punctuation only
+        return _digits_beside(span)
     if label.startswith("EMAIL"):
         return "@" in text or " at " in text.lower()
     if label in {"URL", "DOMAIN_NAME"}:
@@ -1634,9 +1654,8 @@ class Gazetteer:
             # more, or is a group of a number beside it ("Phone: 88 165 40 96")
             if any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4:
                 return True
-            beside = [doc[j] for j in (span.start - 1, span.end) if 0 <= j < len(doc)]
             before = doc[max(0, span.start - 3) : span.start]
-            return any(t.like_num for t in beside) or any(t.lower_.rstrip(":.") in _CONTACT_CUE_WORDS for t in before)
+            return _digits_beside(span) or any(t.lower_.rstrip(":.") in _CONTACT_CUE_WORDS for t in before)
         if category not in _FORM_CHECKED:
             return True
         if _ENTITY_NOISE.search(span.text):
