@@ -919,6 +919,10 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("UPON AWAKENING FROM GENERAL ANESTHESIA. PLAN", ("GENERAL ANESTHESIA", "HOSPITAL"), []),
         ("TRANSFERRED FROM LOWELL GENERAL FOR CATH", ("LOWELL GENERAL", "HOSPITAL"), [("LOWELL GENERAL", "HOSPITAL")]),
         ("URETHRA WAS IDENTIFIED AT THE DISTAL TIP, WHICH WAS", ("DISTAL TIP", "HOSPITAL"), []),
+        ("INSURANCE: TUFTS HEALTH PLAN, MEMBER ID", ("TUFTS HEALTH PLAN", "HOSPITAL"), [("TUFTS HEALTH PLAN", "HOSPITAL")]),
+        ("COVERED BY BLUE CROSS BLUE SHIELD. PHARMACY", ("BLUE CROSS BLUE SHIELD", "HOSPITAL"), [("BLUE CROSS BLUE SHIELD", "HOSPITAL")]),
+        # a hospital the NER calls a person is not cut at a word in -s
+        ("CC: JONATHANMOUTH VETERANS AFFAIRS CLINIC, FAX", ("JONATHANMOUTH VETERANS AFFAIRS CLINIC", "DOCTOR"), [("JONATHANMOUTH VETERANS AFFAIRS CLINIC", "HOSPITAL")]),
         ("Lives at 45 Main street with his wife.", ("45 Main street", "STREET"), [("45 Main street", "STREET")]),
         # a letter's greeting and closing are no part of a name; a credential is no title
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),

@@ -119,6 +119,7 @@ def variants(text):
         ("Went home 10 12 2019, phone 2 3", []),
         ("Author: cchavez71, user: cwhite, over Christmas, on Labor Day", [("cchavez71", "USERNAME"), ("cwhite", "USERNAME"), ("Christmas", "DATE"), ("Labor Day", "DATE")]),
         ("Lives at 9629 Richard Lake", [("9629 Richard Lake", "STREET")]),
+        ("From 789 Maple St., New Orleans and 12 Elm Ave., Boston", [("789 Maple St.", "STREET"), ("12 Elm Ave.", "STREET")]),
         ("Office at 2200 Route 9, then 45 Rte. 1A and 1200 State Highway 101", [("2200 Route 9", "STREET"), ("45 Rte. 1A", "STREET"), ("1200 State Highway 101", "STREET")]),
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),
         ("Sent to 52 Rua Joaquim, then 22 Avda. Alameda", [("52 Rua Joaquim", "STREET"), ("22 Avda. Alameda", "STREET")]),

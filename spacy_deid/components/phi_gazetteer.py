@@ -25,6 +25,7 @@ from spacy_deid.detect.gazetteers import (
     DEFAULT_LISTS,
     CALENDAR_WORDS,
     CITY,
+    COMPANY_WORDS,
     Gazetteer,
     GazetteerIndex,
     GazetteerLists,
@@ -554,7 +555,9 @@ class PhiGazetteer(Pipe):
                 end -= 1
             # in single-case notes, nor over a verb or time word and what follows it
             # ("JENNIFER BROWN BROUGHT CLOTHES", "mary took pt"): such a word ends a name
-            if category == "NAME" and not mixed_case:
+            if category == "NAME" and not mixed_case and not any(
+                t.lower_ in HOSPITAL_WORDS or t.lower_ in COMPANY_WORDS for t in doc[start:end]
+            ):  # (a hospital or firm the NER calls a person is one: "X VETERANS AFFAIRS CLINIC")
                 end = next((k for k in range(start + 1, end) if self._gazetteer.after_name_verb(doc[k])), end)
             # nor over a modal before a verb ("son mark will call", "daughter may visit"): the
             # name ends before the modal; a modal that starts the entity stays (may is a name too)

@@ -1725,8 +1725,9 @@ class Gazetteer:
             if self.tags(t.lower_):
                 if self.clinical_term(t.lower_):
                     continue  # "MALE" is a first name of the lists, but not in "ASIAN MALE"
-                if category != "NAME" and not self.tags(t.lower_) - _NAME_TAGS and zipf(t.lower_) >= EMIT_ZIPF:
-                    continue  # a very common word a name list has names no place ("GENERAL ANESTHESIA")
+                if category != "NAME" and not self.tags(t.lower_) - _NAME_TAGS and zipf(t.lower_) >= EMIT_ZIPF \
+                        and any(self.clinical_term(w.lower_) for w in words):
+                    continue  # a very common word a name list has, beside a clinical term ("GENERAL ANESTHESIA")
                 if not self.is_common(t.lower_) or not mixed_case or (t.is_title and not t.is_sent_start):
                     return True
             elif not self.is_common(t.lower_) and not self._clinical_word(t.lower_):
@@ -1746,9 +1747,11 @@ class Gazetteer:
             t.lower_ in _GENERIC_FACILITY or self.clinical_term(t.lower_) for t in words
         ):
             return False  # "NURSING HOME", "the rehab facility", "outside hospital", "IV TEAM": no one's name
-        if any(c.isdigit() for c in span.text) or words[-1].lower_ in HOSPITAL_WORDS or words[-1].lower_ in COMPANY_WORDS \
-                or any(t.lower_ in _HOSPITAL_WORDS_ANYWHERE or t.lower_ in COMPANY_WORDS for t in words):
-            return True  # (an ending word, "general", "memorial", ends the name: not "GENERAL ANESTHESIA")
+        lowers = [t.lower_ for t in words]
+        if any(c.isdigit() for c in span.text) or lowers[-1] in HOSPITAL_WORDS or lowers[-1] in COMPANY_WORDS \
+                or any(w in _HOSPITAL_WORDS_ANYWHERE or w in COMPANY_WORDS for w in lowers) \
+                or any(self._hospital_tail(lowers, k) > 1 for k in range(len(lowers))):
+            return True  # ("general", "memorial" only as a name's end or in a tail: "TUFTS HEALTH PLAN")
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
 
     def _measured_range(self, doc: Doc, span: Span) -> bool:

@@ -116,6 +116,9 @@ STREET_SUFFIXES = [
     "highway", "hwy", "parkway", "pkwy", "terrace", "court", "circle", "trail", "route", "rte", "pike",
     "way", "plaza", "square", "turnpike", "tpke", "expressway",
 ]
+# the abbreviated suffixes with their period, one token before a comma ("789 Maple St., New Orleans";
+# not "dr.": "seen 2 times dr. smith")
+_DOTTED_SUFFIXES = ["st.", "rd.", "ave.", "av.", "ln.", "blvd.", "hwy.", "pkwy.", "rte.", "tpke."]
 # the words before a street's name in other countries ("rue", "rua", "calle", "avda.", "ul.")
 STREET_PREFIXES = [
     "rue", "rua", "calle", "avenida", "avda", "strada", "viale", "piazza", "carrer", "calea", "avenue", "ul", "ulica",
@@ -467,7 +470,7 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": ["st", "st.", "saint", "mt", "mt.", "ft", "ft."]}, "OP": "?"},
         {"TEXT": ".", "OP": "?"},
         {"TEXT": {"REGEX": r"(?i)^([a-z][a-z'\-]+|\d+(st|nd|rd|th))$"}, "IS_STOP": False, "OP": "{1,3}"},
-        {"LOWER": {"IN": STREET_SUFFIXES}},
+        {"LOWER": {"IN": STREET_SUFFIXES + _DOTTED_SUFFIXES}},
         {"TEXT": ".", "OP": "?"},
     ]},
     # any USPS suffix after a house number of two or more digits: "9629 richard lake", "018 robert fields"
