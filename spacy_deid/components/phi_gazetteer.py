@@ -10,7 +10,7 @@ with ``[initialize.components.phi_gazetteer.lists]`` and ``labels``) and saved
 with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``),
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import srsly
 from spacy.language import Language
@@ -51,12 +51,12 @@ _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # the categories the pattern ruler finds by their form, which win over a NER entity of another
 # ("now 92" as a DATE holds the age 92, which the date operator would keep)
 _STRUCTURED = frozenset({"CONTACT", "ID", "AGE"})
-# clinical shorthand that joins two phrases: no name, place or organisation runs across one
-# ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 # articles that open a hyphenated surname ("Al-Farsi", "el-Sayed", "Abu-Zaid")
 _HYPHEN_ARTICLES = frozenset("al el abu ibn bin abd ben".split())
 # the words a letter opens and closes with, beside the names they greet or sign
 _LETTER_WORDS = frozenset("dear thank thanks sincerely regards cordially respectfully yours truly".split())
+# clinical shorthand that joins two phrases: no name, place or organisation runs across one
+# ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = NAME_PARTICLES | frozenset("st st. mc mac".split())
 # words after which a note goes on past a place or organisation's name: time words, "via",
@@ -122,6 +122,19 @@ def _outside_longer(run: Span, entities) -> List[Span]:
         return [run]
     covered = {i for e in longer for i in range(e.start, e.end)}
     return [piece for piece in _pieces(run.doc, run, covered.__contains__) if any(c.isalnum() for c in piece.text)]
+
+
+def _trim(doc: Doc, start: int, end: int, drop: Callable, keep: int = 0) -> Tuple[int, int]:
+    """``(start, end)`` without the tokens at either edge that ``drop`` or that hold no
+    letter or digit, keeping ``keep`` tokens at least."""
+    def edge(t) -> bool:
+        return drop(t) or not any(c.isalnum() for c in t.text)
+
+    while end - start > keep and edge(doc[start]):
+        start += 1
+    while end - start > keep and edge(doc[end - 1]):
+        end -= 1
+    return start, end
 
 
 def _has_digit(text: str) -> bool:
@@ -527,17 +540,11 @@ class PhiGazetteer(Pipe):
                     end -= 1
             # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)
             if category == "DATE":
-                while end - start > 1 and (shorthand_token(doc[start].text) or not any(c.isalnum() for c in doc[start].text)):
-                    start += 1
-                while end - start > 1 and (shorthand_token(doc[end - 1].text) or not any(c.isalnum() for c in doc[end - 1].text)):
-                    end -= 1
+                start, end = _trim(doc, start, end, lambda t: shorthand_token(t.text), keep=1)
             # nor over the words of a letter around a name ("Dear Dr. Whitfield, Thank you",
             # "Sincerely, Elena Petrova")
             if category == "NAME":
-                while start < end and (doc[start].lower_ in _LETTER_WORDS or not any(c.isalnum() for c in doc[start].text)):
-                    start += 1
-                while end > start and (doc[end - 1].lower_ in _LETTER_WORDS or not any(c.isalnum() for c in doc[end - 1].text)):
-                    end -= 1
+                start, end = _trim(doc, start, end, lambda t: t.lower_ in _LETTER_WORDS)
             # nor with a clinical verb after a name ("dr haisham paged", "x notified"); a
             # one-word entity stays whole
             while category in _NAMED and end - start > 1 and self._clinical_verb(doc[end - 1].lower_):

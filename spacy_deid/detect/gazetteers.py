@@ -479,7 +479,7 @@ def after_personal_title(doc: Doc, start: int) -> bool:
     return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES
 
 
-def lowers_title(token) -> bool:
+def is_title_word(token) -> bool:
     """``token`` is a title ("dr", "Fr.", "REV")."""
     return token.lower_ in TITLES or token.lower_.rstrip(".") in TITLES
 
@@ -800,7 +800,7 @@ class Gazetteer:
         n = len(doc)
         i = 0
         while i < n:
-            if not (self._name_token(doc, i) or self._unknown_word(doc, i)) or lowers_title(doc[i]):
+            if not (self._name_token(doc, i) or self._unknown_word(doc, i)) or is_title_word(doc[i]):
                 i += 1  # no name starts here, titled or not (the title test costs more); nor at
                 continue  # a title after a title ("chaplain fr. tom")
             titled = has_title_before(doc, i)
@@ -1170,8 +1170,9 @@ class Gazetteer:
             if named or (standalone and (label == HOSPITAL or start < i)):
                 end = i + tail
                 # "Mercy Hospital of Simmonsburgh", "Associates of New England"
-                if end + 1 < n and lowers[end] == "of" and self._place_end(doc, end + 1, mixed_case) > end + 1:
-                    end = self._place_end(doc, end + 1, mixed_case)
+                if end + 1 < n and lowers[end] == "of":
+                    place_end = self._place_end(doc, end + 1, mixed_case)
+                    end = place_end if place_end > end + 1 else end
                 out.append(Span(doc, start, end, label=label))
             i += tail
         for i in range(n):
