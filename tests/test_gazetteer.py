@@ -907,7 +907,12 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # a bare number is no date, nor a value with its unit a phone number; four digits are
         ("cc from each side, approximately 50 cc in the pouch", ("approximately 50", "DATE"), []),
         ("mi in '99, cabg in 2001", ("99", "DATE"), [("99", "DATE")]),
+        ("How can we reach you? You can call 33 93 31", ("33 93 31", "DATE"), [("33 93 31", "DATE")]),
         ("tourniquet inflated to 250 mmhg", ("250 mmhg", "PHONE"), []),
+        ("a #24 French foley was placed", ("24 French foley", "STREET"), []),
+        # a house number and names that a NER calls a phone number are a street
+        ("The office is at 78 Victor Hugo u. 97.", ("78 Victor Hugo", "PHONE"), [("78 Victor Hugo", "STREET")]),
+        ("Please update the billing address with 54 Soo 36", ("54 Soo 36", "DATE"), [("54 Soo 36", "DATE")]),
         ("a #24-french foley, from 12 o'clock", ("24-french", "PHONE"), []),
         ("page covering md, beeper 2234", ("2234", "PAGER"), [("2234", "PAGER")]),
         ("number 531-4123 EXT 985.", ("EXT 985", "PHONE"), [("EXT 985", "PHONE")]),

@@ -603,6 +603,10 @@ class PhiGazetteer(Pipe):
             elif category == "ORGANIZATION" and self._gazetteer.is_state(doc[start:end]):
                 # "in from california" as a hospital: a state (kept: not PHI under Safe Harbor)
                 label, category = self.vocab.strings.add("STATE"), "LOCATION"
+            elif category == "CONTACT" and self._gazetteer.numbered_street(doc[start:end], mixed_case):
+                # "78 Victor Hugo" as a PHONE: a house number and its street, which a phone
+                # surrogate would write back with the street's words
+                label, category = self.vocab.strings.add("STREET"), "LOCATION"
             elif category == "ORGANIZATION" and self._gazetteer.is_listed(doc[start:end], CITY):
                 # "BROTHER FRANK FROM WORCESTER" as a hospital: a town, with no hospital word;
                 # it gets a town's surrogate, not a hospital's

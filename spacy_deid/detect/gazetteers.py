@@ -1796,6 +1796,19 @@ class Gazetteer:
             )
         return phrase and not has_title_before(doc, span.start) and not _has_credential_after(doc, span.end)
 
+    def numbered_street(self, span: Span, mixed_case: bool) -> bool:
+        """A house number of up to five digits, then names only: listed names or places,
+        or capitalised words in mixed-case text, no unit ("78 Victor Hugo"; not "250 mmhg",
+        "24 french"): a street, whatever label a NER gave it."""
+        if len(span) < 2 or not span[0].like_num or len(span[0].text) > 5:
+            return False
+        words = [t for t in span[1:] if not t.is_punct]
+        return bool(words) and all(
+            t.is_alpha and t.lower_ not in _MEASURE_UNITS and t.lower_ not in _SIZE_WORDS and not self.clinical_term(t.lower_)
+            and ((mixed_case and t.is_title) or self.tags(t.lower_) & {NAME, CITY})
+            for t in words
+        )
+
     def is_state(self, span: Span) -> bool:
         """The span is a US state's name as the lists have it ("california", "New York")."""
         return self.is_listed(span, STATE)
@@ -2229,6 +2242,8 @@ _MAX_AGE = 125
 _MONTH_DAY = re.compile(r"^\d{1,2}/\d{1,2}$")
 # three, three and four digits: a phone number, no date
 _PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
+# what a number sizes ("24 french", "18 gauge"): no street after a house number
+_SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
 # the labels of address pieces that address_runs completes
@@ -2269,7 +2284,7 @@ _KIND_WORDS = (
 # suture" as a street, "3-0 vicryl" as a date), and suture sizes ("2-0", "4-0")
 _SURGICAL_WORDS = frozenset("""
 vicryl chromic monocryl prolene nylon silk pds ethilon dexon maxon ethibond mersilene biosyn polysorb
-suture sutures stitch blade scalpel
+suture sutures stitch blade scalpel french gauge catheter cannula
 """.split())
 # words that follow a word of comparison or a modal but never a person who is the subject
 # ("LESS THAN 5 ML", "WILL BE", "MAY NEED"; "MARK IS", "BILL HAD" stay names)
@@ -2297,11 +2312,15 @@ _DATE_WORD_FORM = re.compile(
 
 
 def _bare_amount(span: Span, common: Callable[[str], bool]) -> bool:
-    """A NER date whose numbers are bare ones of three digits at most, with no month,
-    weekday, duration or time word, no ordinal, no separator between digits and no written
-    year ("approximately 50", "about 30"; not "in '99", "3 days ago", "at 1400", "2/3")."""
+    """A NER date of words and one bare number of three digits at most, with no month,
+    weekday, duration or time word, no ordinal and no written year ("approximately 50",
+    "about 30"; not "in '99", "3 days ago", "at 1400", "2/3", "33 93 31", "41" alone)."""
     numbers = re.findall(r"\d+", span.text)
     if not numbers or any(len(n) > 3 for n in numbers) or re.search(r"\d\s*[/.\-:]\s*\d", span.text):
+        return False
+    if len(numbers) > 1 or not any(t.is_alpha for t in span):
+        # "33 93 31", "54 Soo 36": digit groups (a phone number, an address); a number alone,
+        # which the NER may take from an address ("41 Via dalla Staziun"): kept as it called them
         return False
     if span.start > 0 and span.doc[span.start - 1].text in ("'", "’"):
         return False  # "'99": a year
