@@ -495,11 +495,11 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
     if j < 0 or doc[j].is_space:
         return False
     w = doc[j].lower_.rstrip(".")
-    if (w in TITLES or doc[j].lower_ in TITLES) and j > 0 and doc[j - 1].like_num:
+    if is_title_word(doc[j]) and j > 0 and doc[j - 1].like_num:
         return False  # "15 CM PROXIMAL": a unit after a number, no case manager
     if j + 1 < start and doc[j + 1].text == "-" and not doc[j].whitespace_:
         return False  # "Julie Tran, PA-C. Anesthesia": a credential's first part, no title
-    if w in TITLES or doc[j].lower_ in TITLES or w in ROLES:
+    if is_title_word(doc[j]) or w in ROLES:
         return True
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."; "re:" heads
     # its line or sentence: inside one it means "about" ("d/w dr green re: heparin gtt")
@@ -517,7 +517,7 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
 def _role_before(doc: Doc, start: int) -> bool:
     """A relative's or carer's role word, no title, right before ``doc[start]`` ("wife x")."""
     j = _prev_word(doc, start)
-    return j >= 0 and doc[j].lower_ in ROLES and doc[j].lower_.rstrip(".") not in TITLES
+    return j >= 0 and doc[j].lower_ in ROLES and not is_title_word(doc[j])
 
 
 _PHONE_KINDS = frozenset({"PHONE", "FAX", "PAGER", "PHONE_NUMBER", "FAX_NUMBER", "IP_ADDRESS"})
