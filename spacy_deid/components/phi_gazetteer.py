@@ -292,6 +292,11 @@ class PhiGazetteer(Pipe):
             doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + again)
         return doc
 
+    def _people(self, doc: Doc) -> List[Span]:
+        """The names found so far: the NER's and the lists'."""
+        names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
+        return names + [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+
     def _names_again(self, doc: Doc) -> List[Span]:
         """The words of a person's name found in a note, where they stand again alone in
         it ("Name: Chase Meadows ... Chase is a 98 yo gentleman": a first name that is also an
@@ -300,8 +305,7 @@ class PhiGazetteer(Pipe):
         word; never a modal before its verb ("Will Smith ... Will call"), a title or a role
         word, nor a word inside another detector's span. A name is a person's all through
         the note: the replacer gives it the same surrogate each time."""
-        names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
-        names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        names = self._people(doc)
         words = {
             t.lower_ for sp in names for t in sp
             if t.is_alpha and len(t.text) > 1 and t.lower_ not in TITLES and t.lower_ not in ROLES
@@ -355,8 +359,7 @@ class PhiGazetteer(Pipe):
           from ("dr smith and green sputum"), capitalised in mixed-case text;
         - the rest of a hyphenated name ("Al-Farsi", "Mei-Ling").
         The replacer takes the longest span, so the person gets one surrogate."""
-        names = [sp for sp in doc.ents if category_of(sp.label_, self._label_map) == "NAME"]
-        names += [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        names = self._people(doc)
         mixed_case = is_mixed_case(doc)
         seeds = self._coordinated_surnames(doc) if mixed_case else []
         names += seeds

@@ -1749,7 +1749,7 @@ class Gazetteer:
         ):
             return False  # "NURSING HOME", "the rehab facility", "outside hospital", "IV TEAM": no one's name
         lowers = [t.lower_ for t in words]
-        if any(c.isdigit() for c in span.text) or lowers[-1] in HOSPITAL_WORDS or lowers[-1] in COMPANY_WORDS \
+        if any(c.isdigit() for c in span.text) or lowers[-1] in HOSPITAL_WORDS \
                 or any(w in _HOSPITAL_WORDS_ANYWHERE or w in COMPANY_WORDS for w in lowers) \
                 or any(self._hospital_tail(lowers, k) > 1 for k in range(len(lowers))):
             return True  # ("general", "memorial" only as a name's end or in a tail: "TUFTS HEALTH PLAN")
