@@ -1060,3 +1060,78 @@ def test_no_names_beside_the_names_found(nlp, text, ents):
 )
 def test_a_found_name_is_taken_again_where_it_stands_alone(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,ents,expected",
+    [
+        # where a person works: capitalised words after the person and "of" / "from"
+        ("Awards went to Yuito Hirai of Reed Elsevier last year.", [("Yuito Hirai", "PATIENT")], ["Reed Elsevier"]),
+        ("Zoe Young of Inrix Traffic spoke first.", [("Zoe Young", "PATIENT")], ["Inrix Traffic"]),
+        # ... and a possessive before a person
+        ("The winners were Consumer Reports's Impi Nummelin and others.", [("Impi Nummelin", "PATIENT")],
+         ["Consumer Reports"]),
+        # a department, a clinical service, a state and a field's label are no organisation
+        ("Seen by Dr. Ruiz of Cardiology today.", [("Ruiz", "DOCTOR")], []),
+        ("Dr. Lee from Infectious Disease agrees.", [("Lee", "DOCTOR")], []),
+        ("Her son John Bell from Texas visited.", [("John Bell", "PATIENT")], []),
+        ("Name: John Bell Date of Birth: 1/2/1950", [("John Bell", "PATIENT")], []),
+        # nothing of the kind in single-case text
+        ("awards went to yuito hirai of reed elsevier last year.", [("yuito hirai", "PATIENT")], []),
+    ],
+)
+def test_organisations_beside_the_people_found_in_mixed_case_text(nlp, text, ents, expected):
+    doc = _with_ents(nlp, text, ents)
+    assert [s.text for s in doc.spans["phi_gazetteer"] if s.label_ == "ORG"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Katrina Mota\nKnowledge Agency\n55470 72 Acheron Road Apt. 12", ["Knowledge Agency"]),
+        # quote marks, a rare word on the person's line, words the name lists alone took
+        ("??? Linneo Medrano\n??? American Red Ball Movers\n??? 79367 Nybyvägen 65", ["American Red Ball Movers"]),
+        ("katrina mota\nknowledge agency\n55470 72 acheron road apt. 12", ["knowledge agency"]),
+        # a department of a letterhead stays; no address line after it, no letterhead
+        ("Dr. Mary Smith\nInternal Medicine\n55 Fruit St", []),
+        ("Katrina Mota\nKnowledge Agency\nThank you for the referral.", []),
+    ],
+)
+def test_a_letterheads_organisation_between_a_person_and_an_address(address_nlp, text, expected):
+    doc = address_nlp(text)
+    assert [s.text for s in doc.spans["phi_gazetteer"] if s.label_ == "ORG"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a rare capitalised word carries the capitalised words beside it
+        ("During 1980, Nera Economic Consulting invested heavily.", [("Nera Economic Consulting", "ORG")]),
+        ("according to the Roadify Transit website.", [("Roadify Transit", "HOSPITAL")]),
+        # ... a part a detector found does too
+        ("During 2008, Sp Capital Iq invested heavily.", [("Sp Capital Iq", "ORG")]),
+        # not a nationality, a country, an eponym's head, a field's label or a sentence's first word
+        ("The Czech Border Force detained him.", []),
+        ("The orchestra serves Southern Austria.", []),
+        ("He had a Bankart Lesion repaired.", []),
+        ("Nera Economic Consulting invested heavily.", []),
+        ("Name: Mary Green Phone: 555-1234", [("Mary Green", "NAME")]),
+        # nor in single-case text
+        ("during 1980, nera economic consulting invested heavily.", []),
+    ],
+)
+def test_a_name_of_capitalised_words_is_taken_whole(nlp, text, expected):
+    assert [(t, label) for t, label in found(nlp, text) if label != "DATE"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a region's code after a comma, past a town the lists took for a person or a hospital
+        ("to 50541 Mlýnská 1540 Apt. 5\nTrancoso\n, GU\n Portugal 44674", ("GU", "CITY")),
+        ("19902 Dobrovského 1394 Apt. 066\nSt Georges, QC 54256", ("QC 54256", "STREET")),
+    ],
+)
+def test_address_runs_take_region_codes(address_nlp, text, expected):
+    doc = address_nlp(text)
+    assert expected in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]

@@ -234,6 +234,8 @@ def test_a_number_read_out_gets_other_digit_words(phone):
 def test_ages_and_zips_follow_safe_harbor():
     assert age_surrogate("89") is None and age_surrogate("90") == "90+" and age_surrogate("104") == "90+"
     assert zip_surrogate("02139") == "02100" and zip_surrogate("03601-1234") == "00000-0000"
+    # other countries' shorter postal codes: no digit kept ("6280" would have stayed "6280")
+    assert zip_surrogate("6280") == "0000" and zip_surrogate("880") == "000" and zip_surrogate("53-320") == "00-000"
 
 
 def test_places_keep_their_kind_and_states_are_not_phi():

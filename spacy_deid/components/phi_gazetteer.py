@@ -10,6 +10,7 @@ with ``[initialize.components.phi_gazetteer.lists]`` and ``labels``) and saved
 with the pipeline as hashes of their lower-case tokens (spaCy's ``Token.lower``),
 so a saved pipeline holds no list text, a user's own staff or ward list included.
 """
+import re
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import srsly
@@ -21,6 +22,9 @@ from thinc.api import Config
 
 from spacy_deid.detect.gazetteers import (
     CLINICAL_TERMS,
+    CREDENTIALS,
+    DEPARTMENT_WORDS,
+    EPONYM_HEADS,
     COMMON_WORDS,
     DEFAULT_LISTS,
     CALENDAR_WORDS,
@@ -38,9 +42,10 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
+from spacy_deid.detect.gazetteers import _starts_sentence, is_title_word
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
-from spacy_deid.surrogates.places import BUILDING_SIDES
+from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
 from spacy_deid.util import memory_zone, pipe_each
 
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
@@ -73,6 +78,16 @@ min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos mo
 # stop words that may stand inside a place or organisation's name ("bank of america",
 # "eye and ear infirmary", "hospital for special surgery" after a kind word only)
 _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
+# a specialty's name ("Cardiology", "Psychiatry", "Pediatrics", "Orthopedics", "Surgery";
+# not "Corporation", "Foundation", "Electronics")
+_SPECIALTY_NAME = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|pedics|stetrics|surgery)$")
+# the services and units of a hospital: a letterhead's department, no organisation's name
+_SERVICE_WORDS = frozenset("medicine nursing service services team unit department dept division program section ward".split())
+# below this Zipf frequency a capitalised word no dictionary has is rare enough to make a
+# name of the capitalised words beside it (nationalities are more frequent: "Czech" 3.95)
+_RARE_ZIPF = 3.5
+# the first words of a form's fields ("Name: John Smith Phone: ...", "Date of Birth:")
+_FIELD_WORDS = frozenset("date phone tel fax email address dob mrn age sex gender id ssn".split())
 _FOR_AFTER = frozenset("hospital hospitals institute center centre school college university foundation society home".split())
 
 
@@ -150,6 +165,47 @@ def _date_starts(doc: Doc, i: int) -> bool:
     if k < len(doc) and doc[k].text == ".":
         k += 1
     return k < len(doc) and doc[k].text[:1].isdigit() and len(doc[k].text) <= 6
+
+
+def _before_colon(doc: Doc, end: int) -> bool:
+    """``doc[end]`` is a colon, or "of" and a word before one: the words before end a
+    field's label ("Date of Birth:", "Phone:"), no name."""
+    n = len(doc)
+    return end < n and (doc[end].text == ":" or (
+        end + 2 < n and doc[end].lower_ == "of" and doc[end + 1].is_alpha and doc[end + 2].text == ":"
+    ))
+
+
+def _without_field_label(doc: Doc, span: Span) -> Span:
+    """A NAME span without the field label its last word starts ("John Smith Date" of
+    "Name: John Smith Date of Birth: ..."): a capitalised word of a name of two words or
+    more is no part of it before a colon, or before "of", a word and a colon."""
+    if span.label_ != NAME or len(span) < 2 or not doc[span.end - 1].is_title:
+        return span
+    if _before_colon(doc, span.end) and doc[span.end].text != ":" or (
+        doc[span.end - 1].lower_ in _FIELD_WORDS and _before_colon(doc, span.end)
+    ):
+        return Span(doc, span.start, span.end - 1, label=span.label)
+    return span
+
+
+def _line_of(doc: Doc, k: int) -> Optional[Tuple[int, int]]:
+    """The token bounds of the first line that has a word or number from ``doc[k]`` on
+    (space tokens and line breaks skipped), or None when there is none."""
+    n = len(doc)
+    while k < n and doc[k].is_space:
+        k += 1
+    if k >= n:
+        return None
+    start = k
+    while start > 0 and not doc[start - 1].is_space and "\n" not in doc[start - 1].whitespace_:
+        start -= 1
+    end = k
+    while end < n and not doc[end].is_space:
+        end += 1
+        if "\n" in doc[end - 1].whitespace_:
+            break
+    return start, end
 
 
 @Language.factory("phi_gazetteer", default_config=DEFAULT_CONFIG["phi_gazetteer"], assigns=["doc.spans"])
@@ -266,13 +322,20 @@ class PhiGazetteer(Pipe):
             raise ValueError(
                 f"[{self.name}] is not initialized: call nlp.initialize() (it reads the shipped lists)"
             )
-        spans = self._gazetteer(doc)
+        spans = [_without_field_label(doc, sp) for sp in self._gazetteer(doc)]
         if self.filter_ents and doc.ents:
             self._split_place_lines(doc)
         doc.spans[self.spans_key] = spans
         if self.filter_ents and doc.ents:
             self._filter_ents(doc)
             self._ward_sides(doc)
+            trimmed = [
+                _without_field_label(doc, Span(doc, e.start, e.end, label=NAME))
+                if category_of(e.label_, self._label_map) == "NAME" else e
+                for e in doc.ents
+            ]
+            if any(len(t) < len(e) for t, e in zip(trimmed, doc.ents)):
+                doc.ents = [Span(doc, t.start, t.end, label=e.label) for t, e in zip(trimmed, doc.ents)]
         if self.address_anchors_key:
             # after the NER's entities are checked: an entity refused by its form neither
             # anchors an address nor covers a part of one (">Pines Beach" as a hospital)
@@ -284,13 +347,221 @@ class PhiGazetteer(Pipe):
             ]
             if runs:
                 doc.spans[self.spans_key] = filter_spans(spans + runs)
-        joined = self._name_neighbours(doc)
-        if joined:
-            doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + joined)
-        again = self._names_again(doc)
-        if again:
-            doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + again)
+        # each rule reads the spans found before it: the names beside the names found, names
+        # taken again, the organisations people point to, names of capitalised words taken whole
+        for rule in (self._name_neighbours, self._names_again, self._orgs_beside_people, self._capitalised_names):
+            extra = rule(doc)
+            if extra:
+                doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + extra)
         return doc
+
+    def _capitalised_names(self, doc: Doc) -> List[Span]:
+        """In mixed-case text, the whole of a name written in capitalised words that a
+        detector found a part of, or that has a word no dictionary has: "Sp Capital" +
+        "Iq", "Nera Economic Consulting", "Roadify Transit", "Inrix Traffic" (the other
+        words, ordinary ones, were left beside the surrogate). A run of two to five
+        capitalised words on one line ("of", "and", "&" between two); its first word starts
+        no sentence unless a detector found it ("The Vanguard Group"). Every other word
+        must be free to take: no clinical term, department, calendar, title or role word,
+        no eponym ("Bankart Lesion"), no field label before a colon, no word of a name or a
+        pattern's span (a person's name ends where it ends: "John Smith Date of Birth").
+        The run gets the label of the organisation or place found in it, ORG when the
+        reason was an unknown word."""
+        if not is_mixed_case(doc):
+            return []
+        n = len(doc)
+        label_at: Dict[int, str] = {}
+        blocked = set()
+        for ent in doc.ents:
+            cat = category_of(ent.label_, self._label_map)
+            for i in range(ent.start, ent.end):
+                if cat in ("ORGANIZATION", "LOCATION"):
+                    label_at[i] = "ORG" if cat == "ORGANIZATION" else CITY
+                else:
+                    blocked.add(i)
+        for key in (self.spans_key, self.patterns_key):
+            for sp in doc.spans.get(key, []) if key else []:
+                for i in range(sp.start, sp.end):
+                    if key == self.spans_key and sp.label_ in ("ORG", HOSPITAL, CITY):
+                        label_at.setdefault(i, sp.label_)
+                    elif i not in label_at:
+                        blocked.add(i)
+        gaz = self._gazetteer
+        out: List[Span] = []
+        i = 0
+        while i < n:
+            t = doc[i]
+            if not (t.is_alpha and t.is_title) or t.is_stop or i in blocked:
+                i += 1
+                continue
+            end = i + 1  # contiguous capitalised words on one line ("of", "and" end a run:
+            # "University of Nicosia", "Blackrock and Greatschools" are two names)
+            while end < n and doc[end].is_alpha and doc[end].is_title and not doc[end].is_stop \
+                    and "\n" not in doc[end - 1].whitespace_ and doc[end - 1].whitespace_:
+                end += 1
+            start, members = i, list(range(i, end))
+            i = end
+            if not 2 <= len(members) <= 5 or any(k in blocked for k in members):
+                continue
+            found = [k for k in members if k in label_at]
+            # a rare word: no ordinary one, nor a nationality ("Czech Border Force")
+            unknown = [k for k in members if k not in label_at and gaz._unknown_word(doc, k)
+                       and zipf(doc[k].lower_) < _RARE_ZIPF and not _starts_sentence(doc, k)]
+            if not found and not unknown or len(found) == len(members):
+                continue
+            if _starts_sentence(doc, start) and start not in label_at:
+                continue
+            free = [k for k in members if k not in label_at]
+            if any(self._not_in_name(doc, k) for k in free) or gaz.eponym_after(doc, end) \
+                    or any(doc[k].lower_ in EPONYM_HEADS for k in members) \
+                    or any(is_not_phi_place(doc[k : k + m].text) for k in members for m in (1, 2) if k + m <= end):
+                continue
+            if _before_colon(doc, end):
+                continue
+            label = next((label_at[k] for k in members if k in label_at), "ORG")
+            out.append(Span(doc, start, end, label=label))
+        return out
+
+    def _not_in_name(self, doc: Doc, k: int) -> bool:
+        """A capitalised word that no organisation's or place's name is made of: a clinical
+        term, a specialty or service of a hospital ("Internal Medicine", "Surgery"), a
+        calendar, title, role or credential word."""
+        low = doc[k].lower_
+        return self._gazetteer.clinical_term(low) or low in DEPARTMENT_WORDS or low in _SERVICE_WORDS \
+            or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS or low in TITLES or _is_role(low) \
+            or low in CREDENTIALS or low in _WEEKDAY_NAMES
+
+    def _taken(self, doc: Doc) -> set:
+        """The tokens some detector has taken so far: the NER's, the lists' and the patterns'."""
+        taken = {i for sp in doc.ents for i in range(sp.start, sp.end)}
+        for key in (self.spans_key, self.patterns_key):
+            if key and key in doc.spans:
+                taken.update(i for sp in doc.spans[key] for i in range(sp.start, sp.end))
+        return taken
+
+    def _orgs_beside_people(self, doc: Doc) -> List[Span]:
+        """ORG spans the people found point to, where nothing else named the organisation:
+        - in mixed-case text, capitalised words after a person and "of" or "from" (where
+          someone works: "Yuito Hirai of Reed Elsevier", "Zoe Young from Inrix Traffic"),
+          and capitalised words and a possessive before a person ("Consumer Reports's Impi
+          Nummelin", "Pave's Irena Bila");
+        - in any letter case, a letterhead's organisation: the one short line between a
+          person's line and an address line ("Katrina Mota / Knowledge Agency / 55470 72
+          Acheron Road", "> Roadify Transit").
+        No word of such a name may be another detector's, a clinical term, a department,
+        title, role or calendar word ("Dr. Ruiz of Cardiology", "Dr. Lee from Renal"), nor a
+        state or country ("her son from Texas"); words that are all listed names are a
+        person's possessive ("Lisa's Tom"), not a firm."""
+        people = self._people(doc)
+        if not people:
+            return []
+        taken = self._taken(doc)
+        # the tokens only the name lists took (no NER entity, no pattern, no other list span)
+        others = {i for sp in doc.ents for i in range(sp.start, sp.end)}
+        for key in (self.spans_key, self.patterns_key):
+            for sp in doc.spans.get(key, []) if key else []:
+                if key != self.spans_key or sp.label_ != NAME:
+                    others.update(range(sp.start, sp.end))
+        name_only = {i for sp in doc.spans[self.spans_key] if sp.label_ == NAME for i in range(sp.start, sp.end)} - others
+        mixed_case = is_mixed_case(doc)
+        n = len(doc)
+        out: List[Span] = []
+        for person in people:
+            if mixed_case and person.end + 1 < n and doc[person.end].lower_ in {"of", "from"}:
+                start = person.end + 1
+                end = self._capitalised_run(doc, start, 1)
+                if end > start and self._org_words(doc, start, end, taken) and not _before_colon(doc, end):
+                    out.append(Span(doc, start, end, label="ORG"))
+            if mixed_case and person.start >= 2 and doc[person.start - 1].lower_ in {"'s", "’s"}:
+                end = person.start - 1
+                start = self._capitalised_run(doc, end - 1, -1)
+                if start < end and self._org_words(doc, start, end, taken):
+                    out.append(Span(doc, start, end, label="ORG"))
+            letterhead = self._letterhead_org(doc, person, taken, name_only)
+            if letterhead is not None:
+                out.append(letterhead)
+        return out
+
+    @staticmethod
+    def _capitalised_run(doc: Doc, k: int, step: int, max_words: int = 5) -> int:
+        """From ``doc[k]`` on (``step`` 1: the end of the run; -1: its start): a run of
+        capitalised words and acronyms on one line, with "and", "&" or "of" only between
+        two of them; ``k`` (or ``k + 1`` going back) when there is none."""
+        n = len(doc)
+        edge = k if step > 0 else k + 1  # the run's open end, as far as it has gone
+        words = 0
+        while 0 <= k < n and words < max_words:
+            t = doc[k]
+            inner = step > 0 and k > 0 and "\n" in doc[k - 1].whitespace_ or step < 0 and "\n" in t.whitespace_
+            if inner and words:
+                break
+            if t.is_alpha and (t.is_title or (t.is_upper and 2 <= len(t.text) <= 6)):
+                words += 1
+                k += step
+                edge = k if step > 0 else k + 1
+                continue
+            if words and t.lower_ in {"and", "&", "of"} and "\n" not in t.whitespace_:
+                k += step
+                continue
+            break
+        return edge
+
+    def _org_words(self, doc: Doc, start: int, end: int, taken: set) -> bool:
+        """Whether ``doc[start:end]`` may be an organisation's name that no detector took."""
+        words = [t for t in doc[start:end] if t.is_alpha and t.lower_ not in {"and", "of"}]
+        if not words or any(i in taken for i in range(start, end)):
+            return False
+        if any(self._not_in_name(doc, t.i) for t in words):
+            return False
+        if is_not_phi_place(doc[start:end].text):
+            return False
+        gaz = self._gazetteer
+        return not all(NAME in gaz.tags(t.lower_) for t in words) or any(t.lower_ in COMPANY_WORDS for t in words)
+
+    def _letterhead_org(self, doc: Doc, person: Span, taken: set, name_only: set) -> Optional[Span]:
+        """The organisation of a letterhead: the line after a person's line (credentials,
+        quote marks and rare words aside: "??? Linneo Medrano"), one to five words, when
+        the line after it holds an address (a number or P.O. box first, or a street
+        found on it: "the corner of 25 Dili Gianni Street and ..."). Words the name lists
+        alone took are the organisation's there ("American Red Ball Movers" had lost "Red
+        Ball" to a person's surrogate); one word at least must be free."""
+        gaz = self._gazetteer
+        line = _line_of(doc, person.start)
+        if line is None:
+            return None
+        for i in range(*line):
+            t = doc[i]
+            if not (person.start <= i < person.end or t.is_punct or t.lower_.rstrip(".") in CREDENTIALS
+                    or is_title_word(t) or i in name_only or gaz._unknown_word(doc, i)):
+                return None
+        org = _line_of(doc, line[1])
+        if org is None:
+            return None
+        start, end = org
+        while start < end and doc[start].is_punct:
+            start += 1  # "> Roadify Transit", "??? compared care"
+        if not 1 <= sum(t.is_alpha for t in doc[start:end]) <= 5 or any(
+            not (t.is_alpha or t.lower_ in {"&", "-", "'s", "’s", ".", ","}) for t in doc[start:end]
+        ) or all(i in name_only for i in range(start, end) if doc[i].is_alpha):
+            return None
+        if not self._org_words(doc, start, end, taken - name_only):
+            return None
+        address = _line_of(doc, org[1])
+        if address is None:
+            return None
+        k = address[0]
+        while k < address[1] and doc[k].is_punct:
+            k += 1
+        streets = {
+            i for key in (self.spans_key, self.patterns_key) if key
+            for sp in doc.spans.get(key, []) if sp.label_ == "STREET" for i in range(sp.start, sp.end)
+        }
+        if k >= address[1] or not (
+            doc[k].like_num or doc[k].lower_.rstrip(".") in {"po", "p.o", "box", "unit", "apt", "suite"}
+            or any(i in streets for i in range(k, address[1]))
+        ):
+            return None
+        return Span(doc, start, end, label="ORG")
 
     def _people(self, doc: Doc) -> List[Span]:
         """The names found so far: the NER's and the lists'."""

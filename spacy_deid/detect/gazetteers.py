@@ -172,7 +172,7 @@ risk equation formula procedure operation maneuver manoeuvre palsy lymphoma sarc
 esophagus phenomenon reflex law rule rules grade grading stage staging index factor angina arteritis
 thyroiditis encephalopathy disorder triad node nodes cell cells fracture method technique approach
 position protocol regimen type catheter tube needle solution stain staining body bodies study studies
-trial cohort
+trial cohort lesion lesions repair incision
 clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
 scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
 wire wires pin pins saw fundoplication deformity
@@ -630,6 +630,27 @@ def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, 
         if words > max_words:
             return None
     return start, end
+
+
+def _region_code(doc: Doc, k: int) -> bool:
+    """``doc[k]`` is a region's code in an address: two or three letters after a comma,
+    last on their line or before a postal code ("porto alegre / , RS / brazil 95828",
+    "st georges, QC 54256"; "GU" and "NI" are clinical abbreviations elsewhere)."""
+    t = doc[k]
+    if not (t.is_alpha and 2 <= len(t.text) <= 3) or k == 0 or doc[k - 1].text != ",":
+        return False
+    if "\n" in t.whitespace_ or k + 1 == len(doc):
+        return True
+    nxt = doc[k + 1]
+    return (nxt.is_space and "\n" in nxt.text) or bool(re.match(r"^\d{3,6}$", nxt.text))
+
+
+def _alone_on_line(doc: Doc, span: Span) -> bool:
+    """``span`` is all its line holds but punctuation ("??? Porto Alegre")."""
+    bounds = _short_line_bounds(doc, span.start, len(span) + 1)
+    return bounds is not None and all(
+        span.start <= i < span.end or doc[i].is_punct or doc[i].is_space for i in range(*bounds)
+    )
 
 
 _NO_TAGS: FrozenSet[str] = frozenset()
@@ -2016,6 +2037,8 @@ class Gazetteer:
         t = doc[k]
         if t.is_space:
             return None
+        if _region_code(doc, k) or t.text == "," and k + 1 < len(doc) and _region_code(doc, k + 1):
+            return True
         if t.text in _ADDRESS_PUNCT or t.lower_ in _ADDRESS_PARTICLES:
             nxt = k + step
             while lo <= nxt < hi and (doc[nxt].is_space or doc[nxt].text in _ADDRESS_PUNCT):
@@ -2023,7 +2046,10 @@ class Gazetteer:
             if not lo <= nxt < hi or doc[nxt].lower_ in _ADDRESS_PARTICLES:
                 return False
             if t.text == "." and step > 0 and doc[k - 1].lower_.rstrip(".") not in _ADDRESS_WORDS:
-                # a sentence's period ends the address unless a number or postal code follows
+                # a sentence's period ends the address unless a number or postal code follows;
+                # last on its line, the lines after tell ("6076 piroska u. 97. / porto alegre")
+                if "\n" in doc[k:nxt].text_with_ws:
+                    return None
                 if not _ADDRESS_NUMBER.match(doc[nxt].text):
                     return False
             # inside when an address word follows, passed over when a country does
@@ -2047,9 +2073,16 @@ class Gazetteer:
         goes on past them, as past a state. RETURNS one STREET span per run of address
         tokens (ZIP for a postal code alone, CITY for one word alone)."""
         n = len(doc)
-        taken: Set[int] = {i for sp in blocked if sp.label_ not in PLACE_LABELS for i in range(sp.start, sp.end)}
-        # the places found stay theirs, and the address goes on past them ("port sherryside, ri 02888")
-        passed: Set[int] = {i for sp in blocked if sp.label_ in PLACE_LABELS for i in range(sp.start, sp.end)}
+        blocked = list(blocked)
+        # the places found stay theirs, and the address goes on past them ("port sherryside, ri 02888"),
+        # as past a hospital ("st georges, qc 54256") and a name alone on its line: towns the lists
+        # took for a hospital or a person ("6076 piroska u. 97 / porto alegre / , rs / brazil 95828")
+        passing = [
+            sp for sp in blocked
+            if sp.label_ in PLACE_LABELS or sp.label_ == HOSPITAL or sp.label_ == NAME and _alone_on_line(doc, sp)
+        ]
+        passed: Set[int] = {i for sp in passing for i in range(sp.start, sp.end)}
+        taken: Set[int] = {i for sp in blocked for i in range(sp.start, sp.end)} - passed
         out: List[Span] = []
         towns: Set[int] = set()  # the tokens of town lines
         for anchor in sorted(anchors, key=lambda sp: sp.start):

@@ -114,10 +114,17 @@ def age_surrogate(text: str) -> Optional[str]:
     return "90+"
 
 
+_US_ZIP = re.compile(r"^\d{5}(?:-?\d{4})?$")
+
+
 def zip_surrogate(text: str) -> str:
     """A ZIP code reduced per Safe Harbor: the first three digits kept and the rest
     zeroed (``02139-4307`` -> ``02100-0000``), or all zeros where the three-digit
-    area is restricted."""
+    area is restricted. Safe Harbor's three digits are a US ZIP's ("02139",
+    "02139-4307"): of another country's postal code they name almost the whole code ("6280" would
+    stay "6280", "880" itself), so every digit of any other code is zeroed."""
+    if not _US_ZIP.match(text.strip()):
+        return "".join("0" if c.isdigit() else c for c in text)
     digits = [c for c in text if c.isdigit()]
     keep3 = "".join(digits[:3])
     out = []
