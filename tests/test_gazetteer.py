@@ -1135,3 +1135,78 @@ def test_a_name_of_capitalised_words_is_taken_whole(nlp, text, expected):
 def test_address_runs_take_region_codes(address_nlp, text, expected):
     doc = address_nlp(text)
     assert expected in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+
+
+@pytest.mark.parametrize(
+    "text,mixed",
+    [
+        # prose with few capitals (4% of its letters) still capitalises its sentences and names
+        ("The title refers to 1668 Glyn St street in Highveld. It was on this street that many of the "
+         "clubs where the band first played were situated. These early shows on Marina Fort Street were "
+         "important to them.", True),
+        # a lower-case note with a few acronyms is no mixed-case text, nor an all-caps one
+        ("pt c/o CP overnight, HR 88, given asa and ntg with relief, family at bedside, plan cath in am", False),
+        ("PT C/O CP OVERNIGHT, HR 88, GIVEN ASA", False),
+        ("Pt seen. Daughter Mary at bedside.", True),
+    ],
+)
+def test_mixed_case_is_told_by_capitalised_words_when_capitals_are_few(text, mixed):
+    from spacy_deid.detect.gazetteers import is_mixed_case
+
+    assert is_mixed_case(spacy.blank("en")(text)) is mixed
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("These early shows on Marina Fort Street were important.", [("Marina Fort Street", "STREET")]),
+        ("She lives off Elm Road now.", [("Elm Road", "STREET")]),
+        # not after a sentence's ordinary first word, nor with a clinical term, nor in single case
+        ("Main Street was closed. Drive Home safely.", []),
+        ("these early shows on marina fort street were important.", []),
+    ],
+)
+def test_streets_named_without_a_house_number_in_mixed_case_text(nlp, text, expected):
+    assert [(t, label) for t, label in found(nlp, text) if label == "STREET"] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a cue's country is no hospital (not PHI), nor a clinical word's ending after one
+        "Hi, I will be travelling to Austria next week, so I need my card.",
+        "The patient was escorted on the cart to the Postanesthesia Care Unit. She did well.",
+        # "general" in lower case in mixed-case text ends no hospital's name
+        "She was placed supine. Adequate general endotracheal anesthesia was induced.",
+        # eponyms, sizes and clinical words are no organisation's name
+        "A 27-French Olympus rectoscope was passed. Cheyne Stokes breathing noted.",
+        "She presented to Labor and Delivery Triage at 40 weeks. Conscious Sedation was used.",
+    ],
+)
+def test_mixed_case_rules_leave_countries_and_clinical_words(nlp, text):
+    assert [(t, label) for t, label in found(nlp, text) if label in ("HOSPITAL", "ORG", "NAME")] == []
+
+
+def test_a_ner_phone_of_two_house_numbers_and_a_street_word_is_a_street(nlp):
+    from spacy_deid.detect.gazetteers import is_mixed_case
+
+    doc = _with_ents(nlp, "704 1436 redbud drive\ncite essanaouber", [("704 1436 redbud drive", "PHONE")])
+    gaz = nlp.get_pipe("phi_gazetteer")._gazetteer
+    assert gaz.numbered_street(doc[0:4], is_mixed_case(doc))
+    assert not gaz.numbered_street(nlp.make_doc("617 555 1234 today")[0:4], False)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # after a cue of employment, words that say more than a kind of workplace, in any case
+        ("i work for chemical abstracts service", [("chemical abstracts service", "ORG")]),
+        ("I WORK FOR CHEMICAL ABSTRACTS SERVICE", [("CHEMICAL ABSTRACTS SERVICE", "ORG")]),
+        ("works at grocery store", []),
+        ("works at family farm", []),
+        ("works at the car wash on main", []),
+        ("retired from teaching", []),
+    ],
+)
+def test_an_employer_of_ordinary_words_after_a_cue_of_employment(nlp, text, expected):
+    assert found(nlp, text) == expected

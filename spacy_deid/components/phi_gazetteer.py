@@ -42,7 +42,7 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _starts_sentence, is_title_word
+from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
@@ -406,12 +406,18 @@ class PhiGazetteer(Pipe):
             found = [k for k in members if k in label_at]
             # a rare word: no ordinary one, nor a nationality ("Czech Border Force")
             unknown = [k for k in members if k not in label_at and gaz._unknown_word(doc, k)
+                       and not gaz._clinical_word(doc[k].lower_)  # "Labor and Delivery Triage"
                        and zipf(doc[k].lower_) < _RARE_ZIPF and not _starts_sentence(doc, k)]
             if not found and not unknown or len(found) == len(members):
                 continue
             if _starts_sentence(doc, start) and start not in label_at:
                 continue
             free = [k for k in members if k not in label_at]
+            # a rare word beside names only is a person's name or an eponym ("Cheyne Stokes
+            # breathing"), beside rare words only a name for the other rules: no organisation
+            known = [k for k in free if k not in unknown]
+            if not found and (not known or all(NAME in gaz.tags(doc[k].lower_) for k in known)):
+                continue
             if any(self._not_in_name(doc, k) for k in free) or gaz.eponym_after(doc, end) \
                     or any(doc[k].lower_ in EPONYM_HEADS for k in members) \
                     or any(is_not_phi_place(doc[k : k + m].text) for k in members for m in (1, 2) if k + m <= end):
@@ -425,11 +431,11 @@ class PhiGazetteer(Pipe):
     def _not_in_name(self, doc: Doc, k: int) -> bool:
         """A capitalised word that no organisation's or place's name is made of: a clinical
         term, a specialty or service of a hospital ("Internal Medicine", "Surgery"), a
-        calendar, title, role or credential word."""
+        calendar, title, role or credential word, a catheter's size ("27-French Olympus")."""
         low = doc[k].lower_
         return self._gazetteer.clinical_term(low) or low in DEPARTMENT_WORDS or low in _SERVICE_WORDS \
             or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS or low in TITLES or _is_role(low) \
-            or low in CREDENTIALS or low in _WEEKDAY_NAMES
+            or low in CREDENTIALS or low in _WEEKDAY_NAMES or low in _SIZE_WORDS
 
     def _taken(self, doc: Doc) -> set:
         """The tokens some detector has taken so far: the NER's, the lists' and the patterns'."""

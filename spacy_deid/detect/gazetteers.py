@@ -117,7 +117,8 @@ healthcare health rehabilitation rehab sanatorium hospice facility manor
 """.split())
 # hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
 # "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
-_HOSPITAL_WORDS_ANYWHERE = HOSPITAL_WORDS - frozenset("general memorial health healthcare".split())
+_WEAK_HOSPITAL_WORDS = frozenset("general memorial health healthcare".split())
+_HOSPITAL_WORDS_ANYWHERE = HOSPITAL_WORDS - _WEAK_HOSPITAL_WORDS
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
@@ -172,7 +173,7 @@ risk equation formula procedure operation maneuver manoeuvre palsy lymphoma sarc
 esophagus phenomenon reflex law rule rules grade grading stage staging index factor angina arteritis
 thyroiditis encephalopathy disorder triad node nodes cell cells fracture method technique approach
 position protocol regimen type catheter tube needle solution stain staining body bodies study studies
-trial cohort lesion lesions repair incision
+trial cohort lesion lesions repair incision osteotomy osteotomies
 clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
 scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
 wire wires pin pins saw fundoplication deformity
@@ -254,6 +255,12 @@ EMPLOYER_CUES = frozenset(
         "retired from", "intern at", "interned at", "volunteers at", "volunteer at",
     )
 )
+# kinds of workplace and work, besides the kinds of facility and landmark ("works at the family farm")
+_WORKPLACE_WORDS = frozenset("""
+store shop company firm office business restaurant bar kitchen warehouse site construction shift job jobs
+family own home local place work department plant factory post government agency church school schools
+car wash salon gym laundromat daycare garage bakery
+""".split())
 # kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
 _FACILITY_WORDS = frozenset("""
 home rehab rehabilitation snf ltach ltc facility hospice shelter hospital clinic center centre pharmacy
@@ -409,8 +416,16 @@ def is_mixed_case(doc: Doc) -> bool:
     cached = doc.user_data.get(_MIXED_CASE_KEY)
     if cached is None:
         letters = [c for c in doc.text if c.isalpha()]
-        upper = sum(c.isupper() for c in letters)
-        cached = doc.user_data[_MIXED_CASE_KEY] = bool(letters) and 0.05 < upper / len(letters) < 0.6
+        share = sum(c.isupper() for c in letters) / len(letters) if letters else 0.0
+        if share == 0.0 or share >= 0.6:
+            cached = False
+        else:
+            # capitals, not all: mixed case when it capitalises words (sentences and names; prose
+            # has few capitals, "It was on this street ...": 4% of its letters), not only acronyms
+            # (a lower-case note: "pt c/o CP, HR 88")
+            words = [t for t in doc if t.is_alpha]
+            cached = bool(words) and sum(t.is_title for t in words) / len(words) >= 0.05
+        doc.user_data[_MIXED_CASE_KEY] = cached
     return cached
 
 
@@ -633,11 +648,13 @@ def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, 
 
 
 def _region_code(doc: Doc, k: int) -> bool:
-    """``doc[k]`` is a region's code in an address: two or three letters after a comma,
+    """``doc[k]`` is a region's code in an address: two or three letters (or one or two
+    digits) after a comma,
     last on their line or before a postal code ("porto alegre / , RS / brazil 95828",
     "st georges, QC 54256"; "GU" and "NI" are clinical abbreviations elsewhere)."""
     t = doc[k]
-    if not (t.is_alpha and 2 <= len(t.text) <= 3) or k == 0 or doc[k - 1].text != ",":
+    code = (t.is_alpha and 2 <= len(t.text) <= 3) or (t.is_digit and len(t.text) <= 2)  # ", 32" too
+    if not code or k == 0 or doc[k - 1].text != ",":
         return False
     if "\n" in t.whitespace_ or k + 1 == len(doc):
         return True
@@ -1002,6 +1019,28 @@ class Gazetteer:
                 out.append(Span(doc, i, i + 1, label=CITY))
         return out
 
+    def named_streets(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """STREET spans, in mixed-case text: a street named without its house number, one to
+        three capitalised words before a capitalised street word ("early shows on Marina
+        Fort Street", "lives off Elm Road"). No clinical term or stop word among them, no
+        sentence's first word unless no dictionary has it."""
+        out: List[Span] = []
+        if not mixed_case:
+            return out
+        for i, t in enumerate(doc):
+            if i == 0 or not t.is_title or t.lower_.rstrip(".") not in _NAMED_STREET_WORDS:
+                continue
+            j = i
+            while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
+                w = doc[j - 1]
+                if not (w.is_alpha and w.is_title) or w.is_stop or self.clinical_term(w.lower_) \
+                        or (_starts_sentence(doc, j - 1) and self.is_common(w.lower_)):
+                    break
+                j -= 1
+            if j < i:
+                out.append(Span(doc, j, i + 1, label="STREET"))
+        return out
+
     # ----------------------------------------------------------------- places
     def places(self, doc: Doc, mixed_case: bool = False) -> List[Span]:
         """CITY, STATE and COUNTY spans; an ambiguous one-word place needs a state
@@ -1171,7 +1210,9 @@ class Gazetteer:
                     tail += 1
                 if i + tail < n and lowers[i + tail] == "." and lowers[i + tail - 1] in {"inc", "ltd", "corp", "co"}:
                     tail += 1  # "INC." is two tokens in upper case
-            if not tail:
+            if not tail or (mixed_case and tail == 1 and lowers[i] in _WEAK_HOSPITAL_WORDS and doc[i].is_lower):
+                # "adequate general endotracheal anesthesia": in mixed-case text such a word ends a
+                # hospital's name capitalised ("Lowell General")
                 i += 1
                 continue
             start = self._hospital_name_start(doc, i, mixed_case)
@@ -1203,7 +1244,7 @@ class Gazetteer:
                 span = self._after_transfer_cue(doc, i + 1, mixed_case, weak=True)
             else:
                 continue
-            if span is not None:
+            if span is not None and not is_not_phi_place(span.text):  # "travelling to Austria"
                 end = self.hospital_tail_after(doc, span.end) if span.label_ == HOSPITAL else span.end
                 out.append(span if end == span.end else Span(doc, span.start, end, label=HOSPITAL))
         # "ST. E'S", "st e's": a saint's initial and its possessive name a hospital
@@ -1375,7 +1416,7 @@ class Gazetteer:
         t = doc[i]
         if not (t.is_alpha or "&" in t.text) or len(t.text) < 2 or _SPECIALTY.search(t.lower_):
             return None
-        if get_string_id(t.lower_) in self.index.clinical:
+        if self.clinical_term(t.lower_):  # a listed term or a clinical word's ending ("to the postanesthesia care unit")
             return None
         # "seen at cedar sinai", "presented at good samaritan", "from beth israel": a word before
         # one that names one hospital, after any cue and in any case
@@ -1522,10 +1563,21 @@ class Gazetteer:
                 or words[-1].lower_ in COMPANY_WORDS and any(
                     t.lower_ not in COMPANY_WORDS and t.lower_ not in _GENERIC_PHARMACY for t in words[:-1]
                 )
+                # after a cue of employment, words that say more than a kind of workplace or a
+                # trade ("i work for chemical abstracts service", "works at home depot"; not
+                # "works at grocery store", "works as night nurse")
+                or not trade and len(words) >= 2 and not all(self._workplace_kind(t.lower_) for t in words)
             )
             if named:
                 out.append(Span(doc, j, end, label=ORG))
         return out
+
+    @staticmethod
+    def _workplace_kind(low: str) -> bool:
+        """A word that says what kind of workplace or work, not which ("grocery store",
+        "night shift", "post office", "family farm")."""
+        return low in LANDMARK_WORDS or low in LANDMARK_GENERIC or low in _GENERIC_FACILITY \
+            or low in _WORKPLACE_WORDS or low in trade_words() or low in _INNER_ORG_WORDS
 
     def fielded_orgs(self, doc: Doc) -> List[Span]:
         """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP
@@ -1818,12 +1870,16 @@ class Gazetteer:
         return phrase and not has_title_before(doc, span.start) and not _has_credential_after(doc, span.end)
 
     def numbered_street(self, span: Span, mixed_case: bool) -> bool:
-        """A house number of up to five digits, then names only: listed names or places,
-        or capitalised words in mixed-case text, no unit ("78 Victor Hugo"; not "250 mmhg",
-        "24 french"): a street, whatever label a NER gave it."""
+        """A house number of up to five digits (or two numbers), then names only: listed
+        names or places, or capitalised words in mixed-case text, no unit ("78 Victor Hugo";
+        not "250 mmhg", "24 french"), or words and a street word ("704 1436 redbud drive"):
+        a street, whatever label a NER gave it."""
         if len(span) < 2 or not span[0].like_num or len(span[0].text) > 5:
             return False
-        words = [t for t in span[1:] if not t.is_punct]
+        first = 2 if span[1].like_num and len(span[1].text) <= 5 else 1  # "704 1436 Redbud Drive"
+        words = [t for t in span[first:] if not t.is_punct]
+        if words and words[-1].lower_.rstrip(".") in STREET_SUFFIXES and all(t.is_alpha for t in words):
+            return True  # "704 1436 redbud drive": a street word ends it
         return bool(words) and all(
             t.is_alpha and t.lower_ not in _MEASURE_UNITS and t.lower_ not in _SIZE_WORDS and not self.clinical_term(t.lower_)
             and ((mixed_case and t.is_title) or self.tags(t.lower_) & {NAME, CITY})
@@ -2221,6 +2277,7 @@ class Gazetteer:
             self.cross_streets(doc, lowers) + self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled
             + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
+            + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
@@ -2285,10 +2342,13 @@ ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADD
 # the words before a street's name in other languages' addresses: a name after one names the
 # street ("via goffredo mameli", "rue victor hugo")
 STREET_LEADS = (frozenset(STREET_PREFIXES) - {"avenue", "ul"}) | {"via"}
+# street words that name a street after capitalised words without a house number ("Marina
+# Fort Street"; not "Way", "Court", "Circle": "Patient Court", "Inner Circle")
+_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
-_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www".split())
+_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www ip url portal".split())
 # name particles of streets and towns, inside an address only between two of its words
 _ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
 # the stop words a town's name may hold ("smith's green", "den haag")
