@@ -123,6 +123,10 @@ def variants(text):
         ("Office at 2200 Route 9, then 45 Rte. 1A and 1200 State Highway 101", [("2200 Route 9", "STREET"), ("45 Rte. 1A", "STREET"), ("1200 State Highway 101", "STREET")]),
         ("Lives at Friedhofstrasse 33, moved from Rue de la Paix 12", [("Friedhofstrasse 33", "STREET"), ("Rue de la Paix 12", "STREET")]),
         ("Sent to 52 Rua Joaquim, then 22 Avda. Alameda", [("52 Rua Joaquim", "STREET"), ("22 Avda. Alameda", "STREET")]),
+        # a prefix with its period, more countries' prefixes, "via" before an article
+        ("Sent to ul. Cicha 86, then Trg Revolucije 17, then Via dei Fiorentini 17",
+         [("ul. Cicha 86", "STREET"), ("Trg Revolucije 17", "STREET"), ("Via dei Fiorentini 17", "STREET")]),
+        ("Gave 40 via peg 60 ml/hr", []),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
         ("Son's cell is six one seven five five five one two three four", [("six one seven five five five one two three four", "PHONE")]),

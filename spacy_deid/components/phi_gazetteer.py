@@ -349,7 +349,8 @@ class PhiGazetteer(Pipe):
                 doc.spans[self.spans_key] = filter_spans(spans + runs)
         # each rule reads the spans found before it: the names beside the names found, names
         # taken again, the organisations people point to, names of capitalised words taken whole
-        for rule in (self._name_neighbours, self._names_again, self._orgs_beside_people, self._capitalised_names):
+        rules = (self._name_neighbours, self._names_again, self._vocatives, self._orgs_beside_people, self._capitalised_names)
+        for rule in rules:
             extra = rule(doc)
             if extra:
                 doc.spans[self.spans_key] = filter_spans(list(doc.spans[self.spans_key]) + extra)
@@ -437,6 +438,25 @@ class PhiGazetteer(Pipe):
             or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS or low in TITLES or _is_role(low) \
             or low in CREDENTIALS or low in _WEEKDAY_NAMES or low in _SIZE_WORDS
 
+    def _vocatives(self, doc: Doc) -> List[Span]:
+        """NAME spans, in mixed-case text: a listed first name someone is addressed by, between
+        a comma and the end of the sentence or another comma ("Remember me, Maria?", "Thank
+        you, Grace."): capitalised, no other detector's, not a modal before its verb."""
+        if not is_mixed_case(doc):
+            return []
+        gaz = self._gazetteer
+        taken = self._taken(doc)
+        n = len(doc)
+        out: List[Span] = []
+        for i in range(1, n - 1):
+            t = doc[i]
+            if doc[i - 1].text != "," or doc[i + 1].text not in {"?", "!", ".", ","} or i in taken:
+                continue
+            if t.is_title and "key:first_names" in gaz.tags(t.lower_) and not gaz.clinical_term(t.lower_) \
+                    and t.lower_ not in CALENDAR_WORDS:
+                out.append(Span(doc, i, i + 1, label=NAME))
+        return out
+
     def _taken(self, doc: Doc) -> set:
         """The tokens some detector has taken so far: the NER's, the lists' and the patterns'."""
         taken = {i for sp in doc.ents for i in range(sp.start, sp.end)}
@@ -472,16 +492,17 @@ class PhiGazetteer(Pipe):
         mixed_case = is_mixed_case(doc)
         n = len(doc)
         out: List[Span] = []
+        run = self._capitalised_run if mixed_case else self._word_run
         for person in people:
-            if mixed_case and person.end + 1 < n and doc[person.end].lower_ in {"of", "from"}:
+            if person.end + 1 < n and doc[person.end].lower_ in {"of", "from"}:
                 start = person.end + 1
-                end = self._capitalised_run(doc, start, 1)
-                if end > start and self._org_words(doc, start, end, taken) and not _before_colon(doc, end):
+                end = run(doc, start, 1)
+                if end > start and self._org_words(doc, start, end, taken, mixed_case) and not _before_colon(doc, end):
                     out.append(Span(doc, start, end, label="ORG"))
-            if mixed_case and person.start >= 2 and doc[person.start - 1].lower_ in {"'s", "’s"}:
+            if person.start >= 2 and doc[person.start - 1].lower_ in {"'s", "’s"}:
                 end = person.start - 1
-                start = self._capitalised_run(doc, end - 1, -1)
-                if start < end and self._org_words(doc, start, end, taken):
+                start = run(doc, end - 1, -1)
+                if start < end and self._org_words(doc, start, end, taken, mixed_case):
                     out.append(Span(doc, start, end, label="ORG"))
             letterhead = self._letterhead_org(doc, person, taken, name_only)
             if letterhead is not None:
@@ -512,10 +533,37 @@ class PhiGazetteer(Pipe):
             break
         return edge
 
-    def _org_words(self, doc: Doc, start: int, end: int, taken: set) -> bool:
-        """Whether ``doc[start:end]`` may be an organisation's name that no detector took."""
+    def _word_run(self, doc: Doc, k: int, step: int, max_words: int = 4) -> int:
+        """``_capitalised_run`` for single-case text: words that are no stop words, on one
+        line, to the first punctuation or a word notes write after a name ("KRISTEN ROCHER
+        OF BUTLER-PETERS ,", "mary jones of dunkin donuts visited"; a hyphen inside a name)."""
+        n = len(doc)
+        edge = k if step > 0 else k + 1
+        words = 0
+        while 0 <= k < n and words < max_words:
+            t = doc[k]
+            if words and ("\n" in (doc[k - 1].whitespace_ if step > 0 else t.whitespace_)):
+                break
+            if t.is_alpha and not t.is_stop and not self._gazetteer.after_name_word(t):
+                words += 1
+            elif not (words and t.text == "-" and not t.whitespace_):
+                break
+            k += step
+            edge = k if step > 0 else k + 1
+        while (edge - 1 if step > 0 else edge) >= 0 and doc[edge - 1 if step > 0 else edge].text == "-":
+            edge += -1 if step > 0 else 1
+        return edge
+
+    def _org_words(self, doc: Doc, start: int, end: int, taken: set, mixed_case: bool = True) -> bool:
+        """Whether ``doc[start:end]`` may be an organisation's name that no detector took; in
+        single-case text, where capitals tell nothing, one word must be no dictionary's or
+        a company word ("OF BUTLER-PETERS", "PANJIVA'S"; not "of the family", "of nursing")."""
         words = [t for t in doc[start:end] if t.is_alpha and t.lower_ not in {"and", "of"}]
         if not words or any(i in taken for i in range(start, end)):
+            return False
+        if not mixed_case and not any(
+            t.lower_ in COMPANY_WORDS or not self._gazetteer._clinical_word(t.lower_) for t in words
+        ):
             return False
         if any(self._not_in_name(doc, t.i) for t in words):
             return False

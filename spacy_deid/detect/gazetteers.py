@@ -1020,24 +1020,26 @@ class Gazetteer:
         return out
 
     def named_streets(self, doc: Doc, mixed_case: bool) -> List[Span]:
-        """STREET spans, in mixed-case text: a street named without its house number, one to
-        three capitalised words before a capitalised street word ("early shows on Marina
-        Fort Street", "lives off Elm Road"). No clinical term or stop word among them, no
-        sentence's first word unless no dictionary has it."""
+        """STREET spans: a street named without its house number, one to three capitalised
+        words before a capitalised street word in mixed-case text ("early shows on Marina
+        Fort Street", "lives off Elm Road"), one to three words after "on", "off", "at"...
+        in single-case text ("LIVES ON ELM STREET"). No clinical term or stop word among
+        them, no sentence's first word unless no dictionary has it."""
         out: List[Span] = []
-        if not mixed_case:
-            return out
         for i, t in enumerate(doc):
-            if i == 0 or not t.is_title or t.lower_.rstrip(".") not in _NAMED_STREET_WORDS:
+            low = t.lower_.rstrip(".")
+            if i == 0 or (mixed_case and not t.is_title) or low not in _NAMED_STREET_WORDS \
+                    or not mixed_case and low not in _PLAIN_STREET_WORDS:
                 continue
             j = i
             while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
                 w = doc[j - 1]
-                if not (w.is_alpha and w.is_title) or w.is_stop or self.clinical_term(w.lower_) \
+                if not (w.is_alpha and (w.is_title or not mixed_case)) or w.is_stop or self.clinical_term(w.lower_) \
                         or (_starts_sentence(doc, j - 1) and self.is_common(w.lower_)):
                     break
                 j -= 1
-            if j < i:
+            # in single-case text only after a place's preposition ("lives on elm street")
+            if j < i and (mixed_case or _lower(doc, j - 1) in _STREET_CUES):
                 out.append(Span(doc, j, i + 1, label="STREET"))
         return out
 
@@ -2344,6 +2346,9 @@ ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADD
 STREET_LEADS = (frozenset(STREET_PREFIXES) - {"avenue", "ul"}) | {"via"}
 # street words that name a street after capitalised words without a house number ("Marina
 # Fort Street"; not "Way", "Court", "Circle": "Patient Court", "Inner Circle")
+_STREET_CUES = frozenset("on off at near to from onto along".split())
+# ... those that are no other word in single-case text ("back on sex drive meds")
+_PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane".split())
 _NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS

@@ -122,7 +122,11 @@ _DOTTED_SUFFIXES = ["st.", "rd.", "ave.", "av.", "ln.", "blvd.", "hwy.", "pkwy."
 # the words before a street's name in other countries ("rue", "rua", "calle", "avda.", "ul.")
 STREET_PREFIXES = [
     "rue", "rua", "calle", "avenida", "avda", "strada", "viale", "piazza", "carrer", "calea", "avenue", "ul", "ulica",
+    "paseo", "trg", "praça", "largo", "travessa", "avinguda", "carrera", "camino", "corso", "piazzale", "vicolo",
 ]
+# Italian and Spanish articles after "via" ("via dei fiorentini 17"): "via" alone is a route of
+# giving ("gave 40 via peg 60 ml/hr")
+_VIA_ARTICLES = ["dei", "delle", "della", "del", "degli", "di", "dello", "de"]
 # endings of street names written in one word in other countries ("friedhofstrasse",
 # "hafnarstraeti", "fagradalsbraut", "breivangvegen", "sahantie", "koskikatu", "þorsteinsgata")
 _STREET_ENDINGS = "|".join([
@@ -494,9 +498,16 @@ PHI_PATTERNS: List[Dict] = [
         {"TEXT": ".", "OP": "?"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,4}[a-z]?$"}},
     ]},
-    # streets written the European way: "rue de la paix 12", "friedhofstrasse 33"
+    # streets written the European way: "rue de la paix 12", "ul. cicha 86", "friedhofstrasse 33"
     {"label": "STREET", "pattern": [
         {"LOWER": {"IN": STREET_PREFIXES}},
+        {"TEXT": ".", "OP": "?"},
+        {"IS_ALPHA": True, "OP": "{1,3}"},
+        {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    {"label": "STREET", "pattern": [
+        {"LOWER": "via"},
+        {"LOWER": {"IN": _VIA_ARTICLES}},
         {"IS_ALPHA": True, "OP": "{1,3}"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
