@@ -1084,11 +1084,18 @@ def test_a_found_name_is_taken_again_where_it_stands_alone(nlp, text, expected):
         ("awards went to yuito hirai of reed elsevier last year.", [("yuito hirai", "PATIENT")], ["reed elsevier"]),
         ("sister ann lee from out of state called", [("ann lee", "PATIENT")], []),
         ("DAUGHTER KIM FROM HOSPICE CARE", [("KIM", "PATIENT")], []),
+        ("TALKED WITH GREATHUS FROM PHARMACY. RESP: NEBS Q4H", [("GREATHUS", "PATIENT")], []),
     ],
 )
 def test_organisations_beside_the_people_found(nlp, text, ents, expected):
     doc = _with_ents(nlp, text, ents)
     assert [s.text for s in doc.spans["phi_gazetteer"] if s.label_ == "ORG"] == expected
+
+
+def test_a_listed_town_after_a_person_and_in_or_from(nlp):
+    # "revere" is an ordinary word: a town where a person lives or comes from
+    doc = _with_ents(nlp, "lives w/ daughter kim in revere, mary in bed", [("kim", "PATIENT"), ("mary", "PATIENT")])
+    assert [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ == "CITY"] == [("revere", "CITY")]
 
 
 @pytest.mark.parametrize(
@@ -1141,6 +1148,11 @@ def test_a_name_of_capitalised_words_is_taken_whole(nlp, text, expected):
 def test_address_runs_take_region_codes(address_nlp, text, expected):
     doc = address_nlp(text)
     assert expected in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+
+
+def test_a_us_state_after_a_comma_is_no_region_code(address_nlp):
+    doc = address_nlp("ADDRESS: 6581 SPENCER GATEWAY, EAST MARY, RI 02816")
+    assert not [s for s in doc.spans["phi_gazetteer"] if "RI" in s.text.split()]
 
 
 @pytest.mark.parametrize(
@@ -1233,3 +1245,26 @@ def test_an_employer_of_ordinary_words_after_a_cue_of_employment(nlp, text, expe
 )
 def test_a_first_name_someone_is_addressed_by(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,ents,label",
+    [
+        # a dictionary's word after a weak cue is no name; a street's "st." starts no saint's hospital
+        ("pt called triage line c/o ha", [], "NAME"),
+        ("pt prefers cvs on essex st. will send msg", [], "HOSPITAL"),
+    ],
+)
+def test_no_name_or_hospital_of_ordinary_words_after_weak_cues(nlp, text, ents, label):
+    doc = _with_ents(nlp, text, ents)
+    assert [s.text for s in doc.spans["phi_gazetteer"] if s.label_ == label] == []
+
+
+def test_ner_places_of_counts_and_lower_case_tails_are_refused_or_trimmed(nlp):
+    # "12 stairs to enter": a count of things is no street
+    doc = _with_ents(nlp, "2nd floor apt, 12 stairs to enter", [("12 stairs", "STREET")])
+    assert [e.text for e in doc.ents] == []
+    # a mixed-case hospital ends on its capitalised words
+    doc = _with_ents(nlp, "He presented to the Lawrence General emergency department on Monday.",
+                     [("Lawrence General emergency department", "HOSPITAL")])
+    assert [e.text for e in doc.ents] == ["Lawrence General"]

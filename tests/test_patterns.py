@@ -127,6 +127,10 @@ def variants(text):
         ("Sent to ul. Cicha 86, then Trg Revolucije 17, then Via dei Fiorentini 17",
          [("ul. Cicha 86", "STREET"), ("Trg Revolucije 17", "STREET"), ("Via dei Fiorentini 17", "STREET")]),
         ("Gave 40 via peg 60 ml/hr", []),
+        # a value in the 60s is no house number before "dr" (a doctor)
+        ("Map 60s. Cards fellow dr Bianchi aware", []),
+        # a note's own date after its name
+        ("Phone note 3/7: called back; NPN 10/28", [("3/7", "DATE"), ("10/28", "DATE")]),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
         ("Son's cell is six one seven five five five one two three four", [("six one seven five five five one two three four", "PHONE")]),

@@ -35,6 +35,7 @@ from spacy_deid.detect.gazetteers import (
     GazetteerLists,
     HOSPITAL,
     HOSPITAL_WORDS,
+    LANDMARK_WORDS,
     NAME,
     PLACE_LABELS,
     ROLES,
@@ -43,6 +44,7 @@ from spacy_deid.detect.gazetteers import (
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word
+from spacy_deid.detect.patterns import STREET_SUFFIXES
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
@@ -81,6 +83,9 @@ _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 # a specialty's name ("Cardiology", "Psychiatry", "Pediatrics", "Orthopedics", "Surgery";
 # not "Corporation", "Foundation", "Electronics")
 _SPECIALTY_NAME = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|pedics|stetrics|surgery)$")
+# the words that say what kind of place a name is, in any case ("45 Main street", "Lowell General
+# hospital"): no lower-case tail to cut
+_PLACE_KIND_WORDS = frozenset(STREET_SUFFIXES) | HOSPITAL_WORDS | COMPANY_WORDS | LANDMARK_WORDS
 # the services and units of a hospital: a letterhead's department, no organisation's name
 _SERVICE_WORDS = frozenset("medicine nursing service services team unit department dept division program section ward".split())
 # below this Zipf frequency a capitalised word no dictionary has is rare enough to make a
@@ -474,6 +479,7 @@ class PhiGazetteer(Pipe):
         - in any letter case, a letterhead's organisation: the one short line between a
           person's line and an address line ("Katrina Mota / Knowledge Agency / 55470 72
           Acheron Road", "> Roadify Transit").
+        - a listed town after a person and "in" or "from" ("daughter kim in revere").
         No word of such a name may be another detector's, a clinical term, a department,
         title, role or calendar word ("Dr. Ruiz of Cardiology", "Dr. Lee from Renal"), nor a
         state or country ("her son from Texas"); words that are all listed names are a
@@ -493,11 +499,20 @@ class PhiGazetteer(Pipe):
         n = len(doc)
         out: List[Span] = []
         run = self._capitalised_run if mixed_case else self._word_run
+        gaz = self._gazetteer
         for person in people:
+            # where a person lives or comes from: a listed town, ordinary word or not ("daughter
+            # kim in revere", "son john from quincy")
+            k = person.end + 1
+            if k < n and doc[person.end].lower_ in {"in", "from"} and k not in taken and CITY in gaz.tags(doc[k].lower_) \
+                    and (not mixed_case or doc[k].is_title or doc[k].is_upper):
+                out.append(Span(doc, k, k + 1, label=CITY))
             if person.end + 1 < n and doc[person.end].lower_ in {"of", "from"}:
                 start = person.end + 1
                 end = run(doc, start, 1)
-                if end > start and self._org_words(doc, start, end, taken, mixed_case) and not _before_colon(doc, end):
+                # words only the name lists took go with a free one ("Chinedu Oduya of Okafor Logistics")
+                free = taken - name_only if any(i not in name_only for i in range(start, end)) else taken
+                if end > start and self._org_words(doc, start, end, free, mixed_case) and not _before_colon(doc, end):
                     out.append(Span(doc, start, end, label="ORG"))
             if person.start >= 2 and doc[person.start - 1].lower_ in {"'s", "’s"}:
                 end = person.start - 1
@@ -556,15 +571,17 @@ class PhiGazetteer(Pipe):
 
     def _org_words(self, doc: Doc, start: int, end: int, taken: set, mixed_case: bool = True) -> bool:
         """Whether ``doc[start:end]`` may be an organisation's name that no detector took; in
-        single-case text, where capitals tell nothing, one word must be no dictionary's or
-        a company word ("OF BUTLER-PETERS", "PANJIVA'S"; not "of the family", "of nursing")."""
+        single-case text, where capitals tell nothing, one word must be no dictionary's, or a
+        company word follow a name ("OF BUTLER-PETERS", "PANJIVA'S", "of acme logistics"; not
+        "of the family", "of nursing", "from pharmacy")."""
         words = [t for t in doc[start:end] if t.is_alpha and t.lower_ not in {"and", "of"}]
         if not words or any(i in taken for i in range(start, end)):
             return False
-        if not mixed_case and not any(
-            t.lower_ in COMPANY_WORDS or not self._gazetteer._clinical_word(t.lower_) for t in words
+        if not mixed_case and not (
+            any(not self._gazetteer._clinical_word(t.lower_) for t in words)
+            or any(t.lower_ in COMPANY_WORDS for t in words) and any(t.lower_ not in COMPANY_WORDS for t in words)
         ):
-            return False
+            return False  # (a company word alone names none: "talked with x from pharmacy")
         if any(self._not_in_name(doc, t.i) for t in words):
             return False
         if is_not_phi_place(doc[start:end].text):
@@ -866,6 +883,13 @@ class PhiGazetteer(Pipe):
                 end -= 1
                 while end > start + 1 and not any(c.isalnum() for c in doc[end - 1].text):
                     end -= 1
+            # an organisation or place ends on its capitalised words in mixed-case text
+            # ("Lawrence General emergency department")
+            while mixed and category in ("ORGANIZATION", "LOCATION") and end - start > 1 and doc[end - 1].is_lower \
+                    and doc[end - 1].is_alpha and doc[end - 1].lower_ not in _NAME_PARTICLES \
+                    and doc[end - 1].lower_ not in _PLACE_KIND_WORDS \
+                    and any(t.is_title or t.is_upper for t in doc[start : end - 1]):
+                end -= 1
             # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)
             if category == "DATE":
                 start, end = _trim(doc, start, end, lambda t: shorthand_token(t.text), keep=1)

@@ -124,7 +124,7 @@ COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
 technologies technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
-pharmacy pharmacies
+pharmacy pharmacies logistics
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
@@ -656,6 +656,8 @@ def _region_code(doc: Doc, k: int) -> bool:
     code = (t.is_alpha and 2 <= len(t.text) <= 3) or (t.is_digit and len(t.text) <= 2)  # ", 32" too
     if not code or k == 0 or doc[k - 1].text != ",":
         return False
+    if t.is_alpha and is_not_phi_place(t.text.upper()):
+        return False  # a US state ("east mary, RI 02816"): kept, not PHI
     if "\n" in t.whitespace_ or k + 1 == len(doc):
         return True
     nxt = doc[k + 1]
@@ -849,8 +851,12 @@ class Gazetteer:
             # "re: low uop": a subject line names a person only with a word that is only a name
             if titled and doc[_prev_word(doc, i)].lower_ == "re" and self.ordinary(doc, i, mixed_case):
                 titled = False
-            # a word no list has is a name after a title, not after a patient word without a comma
-            titled_unknown = titled and not _after_patient_word(doc, i)
+            # a word no list has is a name after a title, not after a patient word without a comma,
+            # nor a dictionary's word after a weak cue ("pt called triage line", "paged pharmacy")
+            titled_unknown = titled and not _after_patient_word(doc, i) and not (
+                doc[_prev_word(doc, i)].lower_.rstrip(".") in CUE_UNIGRAMS
+                and get_string_id(doc[i].lower_) in dictionary_words()
+            )
             if not (self._name_token(doc, i) or (titled_unknown and self._unknown_word(doc, i))):
                 i += 1
                 continue
@@ -1255,10 +1261,13 @@ class Gazetteer:
                 k = i + 1 + (doc[i + 1].text == ".")
                 if k + 1 < n and len(doc[k].text) == 1 and doc[k].is_alpha and lowers[k + 1] in {"'s", "’s"}:
                     out.append(Span(doc, i, k + 2, label=HOSPITAL))
-        # "Mount Sinai", "St. Mary's": a saint's or mountain's name alone
+        # "Mount Sinai", "St. Mary's": a saint's or mountain's name alone (not a modal before
+        # its verb: "cvs on essex st. will send")
         for i in range(n - 1):
             if lowers[i] in {"mount", "mt", "mt.", "st", "st.", "saint"}:
                 k = i + 1 + (doc[i + 1].text == ".")
+                if k < n and self.modal_before_verb(doc, k):
+                    continue
                 if k < n and self._hospital_name_word(doc, k, mixed_case) and doc[k].is_alpha and (
                     NAME in self.tags(lowers[k]) or (mixed_case and doc[k].is_title and doc[i].is_title)
                     or not self.is_common(lowers[k])
@@ -1708,6 +1717,7 @@ class Gazetteer:
           mercy" stays).
         - an age whose number no person reaches ("apt. 595", a postal code "53650");
         - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device);
+        - a place of a number and one ordinary word, no street word ("12 stairs to enter");
         - a possessive before an eponym's head ("scarpa's fascia" as a hospital, "berry's
           ligament" as a doctor).
         - anything but a name with a suture material, a blade or a suture size in it
@@ -1736,6 +1746,10 @@ class Gazetteer:
             return True
         if _ENTITY_NOISE.search(span.text):
             return False
+        if category == "LOCATION" and len(span) == 2 and span[0].is_digit and len(span[0].text) <= 3 and span[1].is_alpha \
+                and self.is_common(span[1].lower_) and span[1].lower_.rstrip(".") not in STREET_SUFFIXES \
+                and not self.tags(span[1].lower_):
+            return False  # "12 stairs", "2 flights": a count of things, no street
         n_words = sum(1 for t in span if not (t.is_punct or t.is_space))
         if n_words > (6 if category == "NAME" else 15):
             return False

@@ -97,6 +97,8 @@ _EVENT_CUES = [
     "transfusion", "vaccine", "admission",
     # meetings and the days around them ("fam mtg held 10/3", "tee scheduled 12/9", "tomorrow 12/9")
     "meeting", "mtg", "held", "scheduled", "sched", "today", "tomorrow", "yesterday", "tonight",
+    # a note's own date after its name ("phone note 3/7", "npn 10/28", "addendum 4/2")
+    "note", "npn", "addendum",
 ]
 # "2/2" is nursing shorthand for "secondary to" ("lasix stopped 2/2 hypotension"): a date
 # only after a strong date cue ("on 2/2")
@@ -468,7 +470,8 @@ PHI_PATTERNS: List[Dict] = [
     *(_cue(cue, form, "ZIP") for cue in _POSTAL_CUES for form in _POSTAL_FORMS),
     # STREET: "90 whitchurch road", "1600 n. main st.", then "suite 377", "apt 4b", "po box 12"
     {"label": "STREET", "pattern": [
-        {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
+        # a house number, a letter after it but "s" ("map 60s. cards fellow dr bianchi")
+        {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-rt-z]?$"}},
         {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
         # a saint's or a mountain's street: "88 st. botolph st", "12 mt. vernon st"
         {"LOWER": {"IN": ["st", "st.", "saint", "mt", "mt.", "ft", "ft."]}, "OP": "?"},
