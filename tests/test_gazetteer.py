@@ -1227,6 +1227,7 @@ def test_a_ner_phone_of_two_house_numbers_and_a_street_word_is_a_street(nlp):
         ("works at family farm", []),
         ("works at the car wash on main", []),
         ("retired from teaching", []),
+        ("Both worked for short time but then seemed to lose effect", []),
     ],
 )
 def test_an_employer_of_ordinary_words_after_a_cue_of_employment(nlp, text, expected):
@@ -1241,6 +1242,8 @@ def test_an_employer_of_ordinary_words_after_a_cue_of_employment(nlp, text, expe
         # a month, a lower-case word, single-case text: no one addressed
         ("Given tylenol, May 3.", []),
         ("thank you, grace.", []),
+        # a field's value, a very common word
+        ("ANESTHESIA: , General. FINDINGS: none.", []),
     ],
 )
 def test_a_first_name_someone_is_addressed_by(nlp, text, expected):

@@ -131,6 +131,9 @@ def variants(text):
         ("Map 60s. Cards fellow dr Bianchi aware", []),
         # a note's own date after its name
         ("Phone note 3/7: called back; NPN 10/28", [("3/7", "DATE"), ("10/28", "DATE")]),
+        # the day after a shift, not the shift, not a score
+        ("Addendum 7p-7a 4/5 - pt slept; progress note 0700 - 1900 10/28; 7a-7p 4/10 pain",
+         [("4/5", "DATE"), ("10/28", "DATE")]),
         ("Tel 0688 872 49 99 or 60-56-85-91 or (08) 8747 6301", [("0688 872 49 99", "PHONE"), ("60-56-85-91", "PHONE"), ("(08) 8747 6301", "PHONE")]),
         ("Call 001-518-640-0854 on Tuesday", [("001-518-640-0854", "PHONE"), ("Tuesday", "DATE")]),
         ("Son's cell is six one seven five five five one two three four", [("six one seven five five five one two three four", "PHONE")]),

@@ -35,7 +35,6 @@ from spacy_deid.detect.gazetteers import (
     GazetteerLists,
     HOSPITAL,
     HOSPITAL_WORDS,
-    LANDMARK_WORDS,
     NAME,
     PLACE_LABELS,
     ROLES,
@@ -44,7 +43,6 @@ from spacy_deid.detect.gazetteers import (
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word
-from spacy_deid.detect.patterns import STREET_SUFFIXES
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
@@ -83,11 +81,12 @@ _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 # a specialty's name ("Cardiology", "Psychiatry", "Pediatrics", "Orthopedics", "Surgery";
 # not "Corporation", "Foundation", "Electronics")
 _SPECIALTY_NAME = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|pedics|stetrics|surgery)$")
-# the words that say what kind of place a name is, in any case ("45 Main street", "Lowell General
-# hospital"): no lower-case tail to cut
-_PLACE_KIND_WORDS = frozenset(STREET_SUFFIXES) | HOSPITAL_WORDS | COMPANY_WORDS | LANDMARK_WORDS
 # the services and units of a hospital: a letterhead's department, no organisation's name
 _SERVICE_WORDS = frozenset("medicine nursing service services team unit department dept division program section ward".split())
+# the departments and units of a hospital after its name ("Lawrence General emergency department")
+_UNIT_TAIL_WORDS = (DEPARTMENT_WORDS | _SERVICE_WORDS | frozenset("room floor wing icu ed er or".split())) - frozenset(
+    "health medical".split()
+)
 # below this Zipf frequency a capitalised word no dictionary has is rare enough to make a
 # name of the capitalised words beside it (nationalities are more frequent: "Czech" 3.95)
 _RARE_ZIPF = 3.5
@@ -410,6 +409,9 @@ class PhiGazetteer(Pipe):
             if not 2 <= len(members) <= 5 or any(k in blocked for k in members):
                 continue
             found = [k for k in members if k in label_at]
+            if not found and self._cued_organisation(doc, members):
+                out.append(Span(doc, start, end, label="ORG"))
+                continue
             # a rare word: no ordinary one, nor a nationality ("Czech Border Force")
             unknown = [k for k in members if k not in label_at and gaz._unknown_word(doc, k)
                        and not gaz._clinical_word(doc[k].lower_)  # "Labor and Delivery Triage"
@@ -434,6 +436,26 @@ class PhiGazetteer(Pipe):
             out.append(Span(doc, start, end, label=label))
         return out
 
+    def _cued_organisation(self, doc: Doc, members: List[int]) -> bool:
+        """Capitalised words after "at", "for" or "from" inside a sentence that name a place of
+        work or care, ordinary words as they may be ("a line cook at Legal Sea Foods", "Dr.
+        Brandt at Riverside Community Care"): two words at least, not all of them clinical,
+        department or service words ("at Intensive Care Unit"), none a calendar, title, role or
+        credential word or a size, not all listed names (a person: "from Mary Smith"), no
+        eponym's head, no field's label after them."""
+        start, end = members[0], members[-1] + 1
+        if len(members) < 2 or _starts_sentence(doc, start) or start == 0 or doc[start - 1].lower_ not in {"at", "for", "from"}:
+            return False
+        gaz = self._gazetteer
+        words = [doc[k].lower_ for k in members]
+        if any(w in CALENDAR_WORDS or w in TITLES or _is_role(w) or w in CREDENTIALS or w in _SIZE_WORDS for w in words):
+            return False
+        if all(self._not_in_name(doc, k) for k in members) or all(NAME in gaz.tags(w) for w in words):
+            return False
+        if any(w in EPONYM_HEADS for w in words) or gaz.eponym_after(doc, end) or _before_colon(doc, end):
+            return False
+        return not is_not_phi_place(doc[start:end].text)
+
     def _not_in_name(self, doc: Doc, k: int) -> bool:
         """A capitalised word that no organisation's or place's name is made of: a clinical
         term, a specialty or service of a hospital ("Internal Medicine", "Surgery"), a
@@ -445,8 +467,9 @@ class PhiGazetteer(Pipe):
 
     def _vocatives(self, doc: Doc) -> List[Span]:
         """NAME spans, in mixed-case text: a listed first name someone is addressed by, between
-        a comma and the end of the sentence or another comma ("Remember me, Maria?", "Thank
-        you, Grace."): capitalised, no other detector's, not a modal before its verb."""
+        a comma after a word and the end of the sentence or another comma ("Remember me,
+        Maria?", "Thank you, Grace."): capitalised, no other detector's, not a very common
+        word ("ANESTHESIA: , General.")."""
         if not is_mixed_case(doc):
             return []
         gaz = self._gazetteer
@@ -457,8 +480,10 @@ class PhiGazetteer(Pipe):
             t = doc[i]
             if doc[i - 1].text != "," or doc[i + 1].text not in {"?", "!", ".", ","} or i in taken:
                 continue
+            if i < 2 or not doc[i - 2].is_alpha:
+                continue  # "ANESTHESIA: , General.": a field's value, no one addressed
             if t.is_title and "key:first_names" in gaz.tags(t.lower_) and not gaz.clinical_term(t.lower_) \
-                    and t.lower_ not in CALENDAR_WORDS:
+                    and t.lower_ not in CALENDAR_WORDS and zipf(t.lower_) < EMIT_ZIPF:
                 out.append(Span(doc, i, i + 1, label=NAME))
         return out
 
@@ -883,11 +908,11 @@ class PhiGazetteer(Pipe):
                 end -= 1
                 while end > start + 1 and not any(c.isalnum() for c in doc[end - 1].text):
                     end -= 1
-            # an organisation or place ends on its capitalised words in mixed-case text
-            # ("Lawrence General emergency department")
+            # an organisation or place ends on its capitalised words in mixed-case text, before
+            # the department or unit of it ("Lawrence General emergency department"; an eponym's
+            # head or an instrument stays for the checks of form: "Scarpa's fascia")
             while mixed and category in ("ORGANIZATION", "LOCATION") and end - start > 1 and doc[end - 1].is_lower \
-                    and doc[end - 1].is_alpha and doc[end - 1].lower_ not in _NAME_PARTICLES \
-                    and doc[end - 1].lower_ not in _PLACE_KIND_WORDS \
+                    and doc[end - 1].lower_ in _UNIT_TAIL_WORDS \
                     and any(t.is_title or t.is_upper for t in doc[start : end - 1]):
                 end -= 1
             # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)

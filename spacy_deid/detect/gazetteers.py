@@ -260,6 +260,7 @@ _WORKPLACE_WORDS = frozenset("""
 store shop company firm office business restaurant bar kitchen warehouse site construction shift job jobs
 family own home local place work department plant factory post government agency church school schools
 car wash salon gym laundromat daycare garage bakery
+short long brief time times period periods while
 """.split())
 # kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
 _FACILITY_WORDS = frozenset("""
@@ -1585,10 +1586,10 @@ class Gazetteer:
 
     @staticmethod
     def _workplace_kind(low: str) -> bool:
-        """A word that says what kind of workplace or work, not which ("grocery store",
-        "night shift", "post office", "family farm")."""
+        """A word that says what kind of workplace or work, or for how long, not which
+        ("grocery store", "night shift", "post office", "family farm", "worked for short time")."""
         return low in LANDMARK_WORDS or low in LANDMARK_GENERIC or low in _GENERIC_FACILITY \
-            or low in _WORKPLACE_WORDS or low in trade_words() or low in _INNER_ORG_WORDS
+            or low in _WORKPLACE_WORDS or low in trade_words() or low in _INNER_ORG_WORDS or low in _TIME_SPAN_WORDS
 
     def fielded_orgs(self, doc: Doc) -> List[Span]:
         """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP

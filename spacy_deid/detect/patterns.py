@@ -292,6 +292,12 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
+    # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
+    # day alone is the date; not a score: "4/10")
+    {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"(?i)^\d{1,2}[ap]m?-\d{1,2}[ap]m?$"}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "last", "pattern": [
+        {"TEXT": {"REGEX": r"^[012]\d[0-5]\d$"}}, _HY, {"TEXT": {"REGEX": r"^[012]\d[0-5]\d$"}}, _MD_NOT_10,
+    ]},
     {"label": "DATE", "pattern": [_MD, {"LOWER": {"IN": ["at", "@"]}, "OP": "?"}, _TIME]},
     {"label": "DATE", "pattern": [_MD, _HY, _MD]},
     # month (and day) with a two-digit or written year: "april '23", "march of 2022", "march of '99"
