@@ -1202,10 +1202,26 @@ def test_streets_named_without_a_house_number(nlp, text, expected):
         # eponyms, sizes and clinical words are no organisation's name
         "A 27-French Olympus rectoscope was passed. Cheyne Stokes breathing noted.",
         "She presented to Labor and Delivery Triage at 40 weeks. Conscious Sedation was used.",
+        # capitalised diagnoses and times after a preposition
+        "She recovered from Community Acquired Pneumonia last year. Pain was worse at Night Time.",
+        "He was admitted for Total Knee Arthroplasty. He listed songs for Entertainment Weekly.",
     ],
 )
 def test_mixed_case_rules_leave_countries_and_clinical_words(nlp, text):
     assert [(t, label) for t, label in found(nlp, text) if label in ("HOSPITAL", "ORG", "NAME")] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # after a trade, a verb of work or a person and "at": a place of work of ordinary words
+        ("He was previously a line cook at Legal Sea Foods. Lives alone.", [("Legal Sea Foods", "ORG")]),
+        ("Her psychiatrist is Dr. Naomi Brandt at Riverside Community Care.",
+         [("Naomi Brandt", "NAME"), ("Riverside Community Care", "ORG")]),
+    ],
+)
+def test_a_place_of_work_of_ordinary_capitalised_words(nlp, text, expected):
+    assert found(nlp, text) == expected
 
 
 def test_a_ner_phone_of_two_house_numbers_and_a_street_word_is_a_street(nlp):

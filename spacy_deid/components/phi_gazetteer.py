@@ -42,7 +42,7 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word
+from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
@@ -81,6 +81,11 @@ _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 # a specialty's name ("Cardiology", "Psychiatry", "Pediatrics", "Orthopedics", "Surgery";
 # not "Corporation", "Foundation", "Electronics")
 _SPECIALTY_NAME = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|pedics|stetrics|surgery)$")
+# verbs and nouns of work before "at" and a workplace ("works at", "a cook at", "shift at")
+_WORK_WORDS = frozenset("""
+work works worked working employed job jobs shift shifts cook chef cashier waiter waitress bartender janitor
+custodian dishwasher mechanic volunteer volunteers volunteered intern interned manager owner
+""".split())
 # the services and units of a hospital: a letterhead's department, no organisation's name
 _SERVICE_WORDS = frozenset("medicine nursing service services team unit department dept division program section ward".split())
 # the departments and units of a hospital after its name ("Lawrence General emergency department")
@@ -392,6 +397,7 @@ class PhiGazetteer(Pipe):
                     elif i not in label_at:
                         blocked.add(i)
         gaz = self._gazetteer
+        people = {i for sp in self._people(doc) for i in range(sp.start, sp.end)}
         out: List[Span] = []
         i = 0
         while i < n:
@@ -409,7 +415,7 @@ class PhiGazetteer(Pipe):
             if not 2 <= len(members) <= 5 or any(k in blocked for k in members):
                 continue
             found = [k for k in members if k in label_at]
-            if not found and self._cued_organisation(doc, members):
+            if not found and self._cued_organisation(doc, members, people):
                 out.append(Span(doc, start, end, label="ORG"))
                 continue
             # a rare word: no ordinary one, nor a nationality ("Czech Border Force")
@@ -436,20 +442,29 @@ class PhiGazetteer(Pipe):
             out.append(Span(doc, start, end, label=label))
         return out
 
-    def _cued_organisation(self, doc: Doc, members: List[int]) -> bool:
-        """Capitalised words after "at", "for" or "from" inside a sentence that name a place of
-        work or care, ordinary words as they may be ("a line cook at Legal Sea Foods", "Dr.
-        Brandt at Riverside Community Care"): two words at least, not all of them clinical,
-        department or service words ("at Intensive Care Unit"), none a calendar, title, role or
-        credential word or a size, not all listed names (a person: "from Mary Smith"), no
-        eponym's head, no field's label after them."""
+    def _cued_organisation(self, doc: Doc, members: List[int], people: set) -> bool:
+        """Capitalised words after a trade, a verb of work or a person (``people``: token
+        indices) and "at" inside a sentence that name a place of work or care, ordinary words as
+        they may be ("a line cook at Legal Sea Foods", "Dr. Brandt at
+        Riverside Community Care"): two words at least, not all of them department or service
+        words ("from Intensive Care Unit"), none a clinical term, a specialty, a calendar, title,
+        role or credential word or a size ("from Community Acquired Pneumonia"), not all listed
+        names (a person: "from Mary Smith"), no eponym's head, no field's label after them. ("for"
+        is no such cue: "admitted for Total Knee Arthroplasty"; an employer after "works for" is
+        the employer rule's.)"""
         start, end = members[0], members[-1] + 1
-        if len(members) < 2 or _starts_sentence(doc, start) or start == 0 or doc[start - 1].lower_ not in {"at", "for", "from"}:
+        if len(members) < 2 or _starts_sentence(doc, start) or start < 2 or doc[start - 1].lower_ != "at":
             return False
         gaz = self._gazetteer
-        words = [doc[k].lower_ for k in members]
-        if any(w in CALENDAR_WORDS or w in TITLES or _is_role(w) or w in CREDENTIALS or w in _SIZE_WORDS for w in words):
+        before = doc[start - 2]
+        # who works or is seen there: a trade, a verb of work, a person found ("a line cook at",
+        # "works at", "Dr. Brandt at"); not "recovered from Community Acquired Pneumonia"
+        if not (before.lower_ in trade_words() or before.lower_ in _WORK_WORDS or before.i in people):
             return False
+        words = [doc[k].lower_ for k in members]
+        if any(w in CALENDAR_WORDS or w in TITLES or _is_role(w) or w in CREDENTIALS or w in _SIZE_WORDS
+               or gaz.clinical_term(w) or _SPECIALTY_NAME.search(w) for w in words):
+            return False  # (a diagnosis or procedure: "from Community Acquired Pneumonia")
         if all(self._not_in_name(doc, k) for k in members) or all(NAME in gaz.tags(w) for w in words):
             return False
         if any(w in EPONYM_HEADS for w in words) or gaz.eponym_after(doc, end) or _before_colon(doc, end):
