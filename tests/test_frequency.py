@@ -529,10 +529,12 @@ def test_nursing_shorthand_is_never_rare():
     """Shorthand of ICU nursing notes that a corpus of other notes leaves rare ("w/",
     "npn", "serosang") is kept by a masker with the common-word list; a name is not."""
     records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
-    text = "npn 7p-7a: vss, sx w/ serosang drainage, ij site clean, c/o pain, case mgmt aware, kowalczyk"
+    text = ("npn 7p-7a: vss, sx w/ serosang drainage, ij site clean, c/o pain, case mgmt aware, kowalczyk. "
+            "sbar handoff: biba, s/p orif, cga, peds aware, fob present, prior auth")
     nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
     masked = masked_words(nlp, text)
-    assert not {"npn", "vss", "w/", "serosang", "ij", "c/o", "mgmt"} & set(masked)
+    assert not {"npn", "vss", "w/", "serosang", "ij", "c/o", "mgmt", "sbar", "handoff", "biba", "orif", "cga",
+                "peds", "fob", "auth"} & set(masked)
     assert "kowalczyk" in masked
 
 

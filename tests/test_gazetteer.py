@@ -1287,3 +1287,17 @@ def test_ner_places_of_counts_and_lower_case_tails_are_refused_or_trimmed(nlp):
     doc = _with_ents(nlp, "He presented to the Lawrence General emergency department on Monday.",
                      [("Lawrence General emergency department", "HOSPITAL")])
     assert [e.text for e in doc.ents] == ["Lawrence General"]
+
+
+def test_a_ner_person_that_is_a_listed_town_after_in_is_a_town(nlp):
+    # "somerville" as a DOCTOR after "in": a town's surrogate, not a person's
+    doc = _with_ents(nlp, "lives alone in 2nd floor apt in somerville, niece tasha", [("somerville", "DOCTOR")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("somerville", "CITY")]
+    # a listed name stays a person ("in jordan" may be either: the NER's word stands)
+    doc = _with_ents(nlp, "spoke with dr jordan in clinic", [("jordan", "DOCTOR")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("jordan", "DOCTOR")]
+
+
+def test_an_obstetric_history_is_no_username(nlp):
+    doc = _with_ents(nlp, "OB NOTE: G2P1 at 39+2 wks.", [("G2P1", "USERNAME")])
+    assert [e.text for e in doc.ents] == []

@@ -81,6 +81,8 @@ _INNER_STOP_WORDS = frozenset("of and & the 's ’s".split())
 # a specialty's name ("Cardiology", "Psychiatry", "Pediatrics", "Orthopedics", "Surgery";
 # not "Corporation", "Foundation", "Electronics")
 _SPECIALTY_NAME = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|pedics|stetrics|surgery)$")
+# prepositions before a town ("lives in somerville", "drove from lowell")
+_TOWN_PREPOSITIONS = frozenset("in from near to".split())
 # verbs and nouns of work before "at" and a workplace ("works at", "a cook at", "shift at")
 _WORK_WORDS = frozenset("""
 work works worked working employed job jobs shift shifts cook chef cashier waiter waitress bartender janitor
@@ -1002,6 +1004,12 @@ class PhiGazetteer(Pipe):
             elif category == "ORGANIZATION" and self._gazetteer.is_listed(doc[start:end], CITY):
                 # "BROTHER FRANK FROM WORCESTER" as a hospital: a town, with no hospital word;
                 # it gets a town's surrogate, not a hospital's
+                label, category = self.vocab.strings.add(CITY), "LOCATION"
+            elif category == "NAME" and start > 0 and doc[start - 1].lower_ in _TOWN_PREPOSITIONS \
+                    and self._gazetteer.is_listed(doc[start:end], CITY) \
+                    and not any(NAME in self._gazetteer.tags(t.lower_) for t in doc[start:end]):
+                # "lives alone in 2nd floor apt in somerville" as a doctor: a listed town, no listed
+                # name, after "in": a town's surrogate ("in chang" had been written)
                 label, category = self.vocab.strings.add(CITY), "LOCATION"
             elif category in _NAMED and names:
                 person = self._gazetteer.person_within(doc, start, end, names, category, mixed_case)

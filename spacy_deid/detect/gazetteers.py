@@ -1730,6 +1730,8 @@ class Gazetteer:
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
             return not numbers or int(numbers[0]) <= _MAX_AGE
+        if category in ("ID", "CONTACT", "NAME") and _GRAVIDA_PARA.match(span.text):
+            return False  # "G2P1": an obstetric history, no username or identifier
         if category == "ID":
             return any(c.isdigit() for c in span.text)  # "CASHIER" as a DEVICE: an id has a digit
         if category != "NAME" and (any(t.lower_ in _SURGICAL_WORDS for t in span) or _SUTURE_SIZE.search(span.text)):
@@ -2416,6 +2418,7 @@ _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 # the categories whose entities plausible_entity checks by form
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
+_GRAVIDA_PARA = re.compile(r"(?i)^g\d{1,2}\s*p\d{1,4}$")
 _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 # the forms of a date's token with letters and digits: an ordinal, a decade, a time, a
 # year with its apostrophe, or a month's name in it ("2nd", "1990s", "3pm", "0800h", "12-jan-2020")
