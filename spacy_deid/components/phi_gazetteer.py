@@ -200,6 +200,28 @@ def _without_field_label(doc: Doc, span: Span) -> Span:
     return span
 
 
+def _run(doc: Doc, k: int, step: int, max_words: int, word: Callable, joiner: Callable) -> int:
+    """From ``doc[k]`` on (``step`` 1: the end of the run; -1: its start): up to ``max_words``
+    tokens that ``word`` accepts on one line, tokens that ``joiner`` accepts only between two of
+    them; ``k`` (or ``k + 1`` going back) when there is none."""
+    n = len(doc)
+    edge = k if step > 0 else k + 1  # the run's open end, as far as it has gone
+    words = 0
+    while 0 <= k < n and words < max_words:
+        t = doc[k]
+        if words and "\n" in (doc[k - 1].whitespace_ if step > 0 else t.whitespace_):
+            break
+        if word(t):
+            words += 1
+            k += step
+            edge = k if step > 0 else k + 1
+        elif words and joiner(t):
+            k += step
+        else:
+            break
+    return edge
+
+
 def _line_of(doc: Doc, k: int) -> Optional[Tuple[int, int]]:
     """The token bounds of the first line that has a word or number from ``doc[k]`` on
     (space tokens and line breaks skipped), or None when there is none."""
@@ -372,8 +394,10 @@ class PhiGazetteer(Pipe):
         detector found a part of, or that has a word no dictionary has: "Sp Capital" +
         "Iq", "Nera Economic Consulting", "Roadify Transit", "Inrix Traffic" (the other
         words, ordinary ones, were left beside the surrogate). A run of two to five
-        capitalised words on one line ("of", "and", "&" between two); its first word starts
-        no sentence unless a detector found it ("The Vanguard Group"). Every other word
+        capitalised words on one line, no stop word among them ("University of Nicosia",
+        "Blackrock and Greatschools" are two names each); its first word starts no sentence
+        unless a detector found it. A place of work after "at" is one too
+        (``_cued_organisation``). Every other word
         must be free to take: no clinical term, department, calendar, title or role word,
         no eponym ("Bankart Lesion"), no field label before a colon, no word of a name or a
         pattern's span (a person's name ends where it ends: "John Smith Date of Birth").
@@ -455,7 +479,7 @@ class PhiGazetteer(Pipe):
         is no such cue: "admitted for Total Knee Arthroplasty"; an employer after "works for" is
         the employer rule's.)"""
         start, end = members[0], members[-1] + 1
-        if len(members) < 2 or _starts_sentence(doc, start) or start < 2 or doc[start - 1].lower_ != "at":
+        if _starts_sentence(doc, start) or start < 2 or doc[start - 1].lower_ != "at":
             return False
         gaz = self._gazetteer
         before = doc[start - 2]
@@ -514,10 +538,9 @@ class PhiGazetteer(Pipe):
 
     def _orgs_beside_people(self, doc: Doc) -> List[Span]:
         """ORG spans the people found point to, where nothing else named the organisation:
-        - in mixed-case text, capitalised words after a person and "of" or "from" (where
-          someone works: "Yuito Hirai of Reed Elsevier", "Zoe Young from Inrix Traffic"),
-          and capitalised words and a possessive before a person ("Consumer Reports's Impi
-          Nummelin", "Pave's Irena Bila");
+        - the words of a name (``_name_run``) after a person and "of" or "from" (where someone
+          works: "Yuito Hirai of Reed Elsevier", "mary jones of dunkin donuts"), and before a
+          possessive and a person ("Consumer Reports's Impi Nummelin", "PANJIVA'S RIKU ANDOU");
         - in any letter case, a letterhead's organisation: the one short line between a
           person's line and an address line ("Katrina Mota / Knowledge Agency / 55470 72
           Acheron Road", "> Roadify Transit").
@@ -540,7 +563,6 @@ class PhiGazetteer(Pipe):
         mixed_case = is_mixed_case(doc)
         n = len(doc)
         out: List[Span] = []
-        run = self._capitalised_run if mixed_case else self._word_run
         gaz = self._gazetteer
         for person in people:
             # where a person lives or comes from: a listed town, ordinary word or not ("daughter
@@ -551,14 +573,14 @@ class PhiGazetteer(Pipe):
                 out.append(Span(doc, k, k + 1, label=CITY))
             if person.end + 1 < n and doc[person.end].lower_ in {"of", "from"}:
                 start = person.end + 1
-                end = run(doc, start, 1)
+                end = self._name_run(doc, start, 1, mixed_case)
                 # words only the name lists took go with a free one ("Chinedu Oduya of Okafor Logistics")
                 free = taken - name_only if any(i not in name_only for i in range(start, end)) else taken
                 if end > start and self._org_words(doc, start, end, free, mixed_case) and not _before_colon(doc, end):
                     out.append(Span(doc, start, end, label="ORG"))
             if person.start >= 2 and doc[person.start - 1].lower_ in {"'s", "’s"}:
                 end = person.start - 1
-                start = run(doc, end - 1, -1)
+                start = self._name_run(doc, end - 1, -1, mixed_case)
                 if start < end and self._org_words(doc, start, end, taken, mixed_case):
                     out.append(Span(doc, start, end, label="ORG"))
             letterhead = self._letterhead_org(doc, person, taken, name_only)
@@ -566,50 +588,18 @@ class PhiGazetteer(Pipe):
                 out.append(letterhead)
         return out
 
-    @staticmethod
-    def _capitalised_run(doc: Doc, k: int, step: int, max_words: int = 5) -> int:
-        """From ``doc[k]`` on (``step`` 1: the end of the run; -1: its start): a run of
-        capitalised words and acronyms on one line, with "and", "&" or "of" only between
-        two of them; ``k`` (or ``k + 1`` going back) when there is none."""
-        n = len(doc)
-        edge = k if step > 0 else k + 1  # the run's open end, as far as it has gone
-        words = 0
-        while 0 <= k < n and words < max_words:
-            t = doc[k]
-            inner = step > 0 and k > 0 and "\n" in doc[k - 1].whitespace_ or step < 0 and "\n" in t.whitespace_
-            if inner and words:
-                break
-            if t.is_alpha and (t.is_title or (t.is_upper and 2 <= len(t.text) <= 6)):
-                words += 1
-                k += step
-                edge = k if step > 0 else k + 1
-                continue
-            if words and t.lower_ in {"and", "&", "of"} and "\n" not in t.whitespace_:
-                k += step
-                continue
-            break
-        return edge
-
-    def _word_run(self, doc: Doc, k: int, step: int, max_words: int = 4) -> int:
-        """``_capitalised_run`` for single-case text: words that are no stop words, on one
-        line, to the first punctuation or a word notes write after a name ("KRISTEN ROCHER
-        OF BUTLER-PETERS ,", "mary jones of dunkin donuts visited"; a hyphen inside a name)."""
-        n = len(doc)
-        edge = k if step > 0 else k + 1
-        words = 0
-        while 0 <= k < n and words < max_words:
-            t = doc[k]
-            if words and ("\n" in (doc[k - 1].whitespace_ if step > 0 else t.whitespace_)):
-                break
-            if t.is_alpha and not t.is_stop and not self._gazetteer.after_name_word(t):
-                words += 1
-            elif not (words and t.text == "-" and not t.whitespace_):
-                break
-            k += step
-            edge = k if step > 0 else k + 1
-        while (edge - 1 if step > 0 else edge) >= 0 and doc[edge - 1 if step > 0 else edge].text == "-":
-            edge += -1 if step > 0 else 1
-        return edge
+    def _name_run(self, doc: Doc, k: int, step: int, mixed_case: bool) -> int:
+        """From ``doc[k]`` on (``step`` 1: the end of the run; -1: its start), the words of an
+        organisation's name on one line: capitalised words and acronyms in mixed-case text,
+        "and", "&" or "of" between two of them; in single-case text words that are no stop
+        words, to the first punctuation or a word notes write after a name ("KRISTEN ROCHER OF
+        BUTLER-PETERS ,", "mary jones of dunkin donuts visited"; a hyphen inside a name)."""
+        if mixed_case:
+            return _run(doc, k, step, 5, lambda t: t.is_alpha and (t.is_title or (t.is_upper and 2 <= len(t.text) <= 6)),
+                        lambda t: t.lower_ in {"and", "&", "of"})
+        after_name = self._gazetteer.after_name_word
+        return _run(doc, k, step, 4, lambda t: t.is_alpha and not t.is_stop and not after_name(t),
+                    lambda t: t.text == "-" and not t.whitespace_)
 
     def _org_words(self, doc: Doc, start: int, end: int, taken: set, mixed_case: bool = True) -> bool:
         """Whether ``doc[start:end]`` may be an organisation's name that no detector took; in
@@ -697,10 +687,7 @@ class PhiGazetteer(Pipe):
         }
         if not words:
             return []
-        taken = {i for sp in doc.ents for i in range(sp.start, sp.end)}
-        for key in (self.spans_key, self.patterns_key):
-            if key and key in doc.spans:
-                taken.update(i for sp in doc.spans[key] for i in range(sp.start, sp.end))
+        taken = self._taken(doc)
         mixed_case = is_mixed_case(doc)
         out: List[Span] = []
         for t in doc:
