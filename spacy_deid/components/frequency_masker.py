@@ -79,6 +79,8 @@ DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 # Reason codes in the per-token decision array.
 _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
+# the clitics of English contractions, tokens of their own ("I'm" -> "I", "'m")
+_CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
 
 @dataclass
@@ -649,8 +651,9 @@ class FrequencyMasker(Pipe):
         reason[low & is_word] = _LOW
         for i in np.nonzero(reason == _LOW)[0]:
             text = doc[int(i)].text
-            # a symbol inside a rare n-gram ("=" of "= 7/10") identifies no one: kept
-            if not any(c.isalnum() for c in text):
+            if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS:
+                # a symbol inside a rare n-gram ("=" of "= 7/10"), the clitic of a contraction
+                # ("'m" of "I'm", rare in transcribed notes): they identify no one
                 reason[i] = _KEEP
             elif self._clinical_form is not None and self._clinical_form.match(text.lower()):
                 reason[i] = _KEEP
