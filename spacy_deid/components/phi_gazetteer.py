@@ -488,8 +488,7 @@ class PhiGazetteer(Pipe):
         if not (before.lower_ in trade_words() or before.lower_ in _WORK_WORDS or before.i in people):
             return False
         words = [doc[k].lower_ for k in members]
-        if any(w in CALENDAR_WORDS or w in TITLES or _is_role(w) or w in CREDENTIALS or w in _SIZE_WORDS
-               or gaz.clinical_term(w) or _SPECIALTY_NAME.search(w) for w in words):
+        if any(self._never_in_name(w) for w in words):
             return False  # (a diagnosis or procedure: "from Community Acquired Pneumonia")
         if all(self._not_in_name(doc, k) for k in members) or all(NAME in gaz.tags(w) for w in words):
             return False
@@ -498,13 +497,17 @@ class PhiGazetteer(Pipe):
         return not is_not_phi_place(doc[start:end].text)
 
     def _not_in_name(self, doc: Doc, k: int) -> bool:
-        """A capitalised word that no organisation's or place's name is made of: a clinical
-        term, a specialty or service of a hospital ("Internal Medicine", "Surgery"), a
-        calendar, title, role or credential word, a catheter's size ("27-French Olympus")."""
+        """A capitalised word that no organisation's or place's name is made of: a word
+        ``_never_in_name``, or a department or service of a hospital ("Internal Medicine")."""
         low = doc[k].lower_
-        return self._gazetteer.clinical_term(low) or low in DEPARTMENT_WORDS or low in _SERVICE_WORDS \
-            or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS or low in TITLES or _is_role(low) \
-            or low in CREDENTIALS or low in _WEEKDAY_NAMES or low in _SIZE_WORDS
+        return self._never_in_name(low) or low in DEPARTMENT_WORDS or low in _SERVICE_WORDS
+
+    def _never_in_name(self, low: str) -> bool:
+        """A clinical term, a specialty ("Surgery", "Cardiology"), a calendar, title, role or
+        credential word, a catheter's size ("27-French Olympus"): in no name of a place of work,
+        even beside other words ("Riverside Community Care" may hold a department's word)."""
+        return self._gazetteer.clinical_term(low) or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS \
+            or low in TITLES or _is_role(low) or low in CREDENTIALS or low in _SIZE_WORDS
 
     def _vocatives(self, doc: Doc) -> List[Span]:
         """NAME spans, in mixed-case text: a listed first name someone is addressed by, between
