@@ -165,8 +165,9 @@ def make_frequency_masker(
     stem_source (str): "auto" (lemma if the Doc has lemmas, else the light stemmer), "lemma", "stem".
     count_unit (str): "patient" (distinct patient_id; a record without one is its own
         unit), "document" or "occurrence".
-    k (Optional[int]): the threshold: items counted fewer than k times are masked.
-        Ignored when keep_fraction is set.
+    k (Optional[int]): the threshold: items counted fewer than k times are masked
+        (symbols and the clitics of contractions are never rare). Ignored when
+        keep_fraction is set.
     keep_fraction (Optional[float]): choose k from the corpus: the largest k in
         [k_min, k_max] that keeps at least this share of the corpus' word tokens.
     k_min (int): the lowest k keep_fraction may choose (a privacy floor).
