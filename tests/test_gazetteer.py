@@ -287,6 +287,10 @@ def _with_ents(nlp, text, ents):
         ("son's cell is six one seven five five", ("six one seven five five", "PHONE"), True),
         ("write to Presbyterian today", ("Presbyterian", "EMAIL"), False),
         ("write to jo@example.org today", ("jo@example.org", "EMAIL"), True),
+        # the subject after "re:" is no name unless a list has it
+        ("pt tearful re: new dx, expressed hope", ("new dx", "PATIENT"), False),
+        ("tel enc re: abnl mammogram, needs dx mammo", ("abnl", "PATIENT"), False),
+        ("son called re: kowalczyk visit", ("kowalczyk", "PATIENT"), True),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):
@@ -1185,6 +1189,14 @@ def test_mixed_case_is_told_by_capitalised_words_when_capitals_are_few(text, mix
         ("these early shows on marina fort street were important.", [("marina fort street", "STREET")]),
         ("PT LIVES ON ELM STREET", [("ELM STREET", "STREET")]),
         ("back on sex drive meds, on the road to recovery", []),
+        # "st" after a street's name; before a capitalised name it is a saint
+        ("pt prefers the one on essex st. will send msg", [("essex st", "STREET")]),
+        ("Pharmacy (Walgreens, Main St) did not have it.", [("Main St", "STREET")]),
+        ("Transferred from Boston St. Elizabeth's today.", []),
+        # a numbered road or interstate
+        ("She was driving on Route 93 when rear-ended.", [("Route 93", "STREET")]),
+        ("MVC ON RTE 9 EASTBOUND, THEN I-95.", [("RTE 9", "STREET"), ("I-95", "STREET")]),
+        ("route: iv. route of administration changed", []),
     ],
 )
 def test_streets_named_without_a_house_number(nlp, text, expected):
@@ -1217,7 +1229,7 @@ def test_mixed_case_rules_leave_countries_and_clinical_words(nlp, text):
         # after a trade, a verb of work or a person and "at": a place of work of ordinary words
         ("He was previously a line cook at Legal Sea Foods. Lives alone.", [("Legal Sea Foods", "ORG")]),
         ("Her psychiatrist is Dr. Naomi Brandt at Riverside Community Care.",
-         [("Naomi Brandt", "NAME"), ("Riverside Community Care", "ORG")]),
+         [("Naomi Brandt", "NAME"), ("Riverside Community Care", "HOSPITAL")]),
     ],
 )
 def test_a_place_of_work_of_ordinary_capitalised_words(nlp, text, expected):
@@ -1301,3 +1313,59 @@ def test_a_ner_person_that_is_a_listed_town_after_in_is_a_town(nlp):
 def test_an_obstetric_history_is_no_username(nlp):
     doc = _with_ents(nlp, "OB NOTE: G2P1 at 39+2 wks.", [("G2P1", "USERNAME")])
     assert [e.text for e in doc.ents] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a hospital's abbreviation before its unit, after "in", "at", "to"
+        ("pt seen in bmc ed 2 days ago", [("bmc", "HOSPITAL")]),
+        ("SENT TO NWH ICU OVERNIGHT", [("NWH", "HOSPITAL")]),
+        # not a clinical abbreviation or an ordinary word before a unit
+        ("pt seen in gi clinic, then to the ed, then in cath lab", []),
+        # a pharmacy's name after "pharmacy"
+        ("confirmed w/ outpt pharmacy cvs in woburn", [("cvs", "ORG"), ("woburn", "CITY")]),
+        ("my pharmacy (stop & shop in malden) did not have it", [("stop & shop", "ORG"), ("malden", "CITY")]),
+        # an ordinary or clinical word after "pharmacy" is none
+        ("pharmacy called back, pharmacy is aware, pharmacy consult placed", []),
+    ],
+)
+def test_places_of_care_named_by_a_short_word_beside_their_service(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+def test_an_interpreter_is_a_role_before_a_name(nlp):
+    assert found(nlp, "russian interpreter irina present via phone") == [("irina", "NAME")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a titled name goes on over a hyphenated first name's second part and a listed surname
+        # that is a common word, where the name ends after it
+        ("seen by dr hyun-woo park, no changes", [("hyun-woo park", "NAME")]),
+        ("Seen by Dr. Mei-Ling Young.", [("Mei-Ling Young", "NAME")]),
+        # not over a modal before its verb
+        ("dr smith will see pt", [("smith", "NAME")]),
+    ],
+)
+def test_a_titled_name_goes_on_over_a_common_surname_where_it_ends(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # agencies of care at home and in the community, named by a place or a name before them
+        ("vna through boston home care, meals on wheels", [("boston home care", "HOSPITAL")]),
+        ("Referred to Elder Services of the Merrimack Valley.", [("Elder Services", "HOSPITAL"), ("Merrimack Valley", "CITY")]),
+        # the kind of care alone names no agency
+        ("pt needs home care. discharged to home health. He left the surgery center.", []),
+    ],
+)
+def test_agencies_of_care_at_home(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+def test_a_device_after_hyphenated_names_is_an_eponym(nlp):
+    assert found(nlp, "pt using passy-muir valve during day, miami j collar on") == []

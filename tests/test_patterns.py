@@ -95,6 +95,8 @@ def variants(text):
         ("Pager 1234, beeper #5-1234", [("1234", "PAGER"), ("5-1234", "PAGER")]),
         ("Spoke w/ son Jim @ 555-1234", [("555-1234", "PHONE")]),
         ("Case mgmt: Julie x4-5678", [("x4-5678", "PHONE")]),
+        # an extension alone after its cue; a joint's extension in degrees is none
+        ("call wound nurse at EXT 455 re: supplies; knee flex 120 ext 0", [("455", "PHONE")]),
         ("Ids mrn#1234567 acct#7654321, born in 1924", [("mrn#1234567", "MRN"), ("acct#7654321", "IDNUM"), ("1924", "DATE")]),
         ("Call if any changes: 508 555 1234.", [("508 555 1234", "PHONE")]),
         ("Sister (617) 555 0199 at home", [("(617) 555 0199", "PHONE")]),

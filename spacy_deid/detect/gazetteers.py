@@ -69,6 +69,7 @@ guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter so
 law
 dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
+interpreter translator
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
@@ -141,6 +142,10 @@ HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
         "cancer institute", "eye institute", "research institute",
         "assisted living", "family practice", "family medicine", "internal medicine", "primary care", "urgent care",
         "skilled nursing facility", "senior living", "care facility", "medicine associates", "health plan",
+        # agencies of care at home and in the community ("Boston Home Care", "riverside community
+        # care", "Elder Services of the Merrimack Valley"); not "imaging center", "surgery center":
+        # after a cue and "the" their first word would be read as a name
+        "home care", "home health", "community care", "elder services", "senior services",
     )
 )
 # words that do not start or make a hospital's name in lower or upper case text
@@ -176,6 +181,7 @@ position protocol regimen type catheter tube needle solution stain staining body
 trial cohort lesion lesions repair incision osteotomy osteotomies
 clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
 scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
+valve valves collar boot boots brace splint stockings mask
 wire wires pin pins saw fundoplication deformity
 fascia ligament ligaments canal pouch triangle capsule membrane diverticulum duct gland nerve artery fold fossa
 """.split())
@@ -896,9 +902,29 @@ class Gazetteer:
                 j = self._extend_name(doc, i, j, mixed_case)
                 (titled_out if titled else out).append(Span(doc, start, j, label=NAME))
             i = j
-        titled_out = [self._hyphen_partners(doc, sp) for sp in titled_out]
+        titled_out = [self._surname_after(doc, self._hyphen_partners(doc, sp)) for sp in titled_out]
         out = [self._hyphen_partners(doc, sp) for sp in out]
         return titled_out, out + self._comma_partners(doc, titled_out + out)
+
+    @staticmethod
+    def _name_ends_at(doc: Doc, k: int) -> bool:
+        """Nothing but punctuation, a line's end or a stop word comes at ``doc[k]``:
+        a name before it ends there ("dr hyun-woo park, no", "Dr. Mei-Ling Young.")."""
+        return k >= len(doc) or not doc[k].is_alpha or doc[k].is_stop or "\n" in doc[k - 1].whitespace_
+
+    def _surname_after(self, doc: Doc, span: Span) -> Span:
+        """A titled name goes on over a listed surname that is also a common word when the
+        name ends after it ("dr hyun-woo park,", "dr. mei-ling young."): alone such a
+        word needs context, and the title and first name before it are that context."""
+        k = span.end
+        # the second part of a hyphenated first name ("hyun-woo", "Mei-Ling")
+        if k + 1 < len(doc) and doc[k].text == "-" and not doc[k - 1].whitespace_ and not doc[k].whitespace_ \
+                and doc[k + 1].is_alpha:
+            k += 2
+        if k < len(doc) and "\n" not in doc[k - 1].whitespace_ and self._surname_word(doc, k) \
+                and self._name_ends_at(doc, k + 1) and not self.modal_before_verb(doc, k):
+            return Span(doc, span.start, k + 1, label=span.label_)
+        return span
 
     def _hyphen_partners(self, doc: Doc, span: Span) -> Span:
         """A taken name with a listed surname joined to it by a hyphen is one name
@@ -1033,10 +1059,26 @@ class Gazetteer:
         in single-case text ("LIVES ON ELM STREET"). No clinical term or stop word among
         them, no sentence's first word unless no dictionary has it."""
         out: List[Span] = []
+        n = len(doc)
         for i, t in enumerate(doc):
+            if _INTERSTATE.match(t.text):
+                out.append(Span(doc, i, i + 1, label="STREET"))
+                continue
+            if t.lower_ in _ROAD_WORDS and i + 1 < n and _ROAD_NUMBER.match(doc[i + 1].text) \
+                    and (not mixed_case or t.is_title or t.is_upper):
+                out.append(Span(doc, i, i + 2, label="STREET"))
+                continue
             low = t.lower_.rstrip(".")
-            if i == 0 or (mixed_case and not t.is_title) or low not in _NAMED_STREET_WORDS \
+            if low == "st":
+                # "on essex st.", "Walgreens, Main St": a street after its name; before a
+                # capitalised word "St" is a saint ("Boston St. Elizabeth's")
+                nxt = i + 1 + (i + 1 < n and doc[i + 1].text == ".")
+                if mixed_case and (not t.is_title or nxt < n and doc[nxt].is_title) or i > 1 and doc[i - 2].like_num:
+                    continue  # ("12 Elm St" is a numbered street, the address rules' own)
+            elif i == 0 or (mixed_case and not t.is_title) or low not in _NAMED_STREET_WORDS \
                     or not mixed_case and low not in _PLAIN_STREET_WORDS:
+                continue
+            if i == 0:
                 continue
             j = i
             while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
@@ -1277,6 +1319,19 @@ class Gazetteer:
                     if end < n and lowers[end] in {"'s", "’s"}:
                         end += 1
                     out.append(Span(doc, i, end, label=HOSPITAL))
+        out.extend(self._hospitals_before_unit(doc, lowers))
+        return out
+
+    def _hospitals_before_unit(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """HOSPITAL spans: a hospital named by a short word that no list knows before its
+        unit, after "in", "at", "to"... ("seen in bmc ed", "SENT TO NWH ICU", "followed at
+        dfci clinic")."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n - 1):
+            if lowers[i + 1] in _UNIT_AFTER_HOSPITAL and lowers[i - 1] in _HOSPITAL_PLACE_CUES \
+                    and doc[i].is_alpha and 2 <= len(lowers[i]) <= 5 and self._unknown_word(doc, i):
+                out.append(Span(doc, i, i + 1, label=HOSPITAL))
         return out
 
     def _legal_name_start(self, doc: Doc, i: int) -> int:
@@ -1593,17 +1648,21 @@ class Gazetteer:
 
     def fielded_orgs(self, doc: Doc) -> List[Span]:
         """ORG spans: the value of a pharmacy or employer field ("PHARMACY: STOP AND SHOP
-        PHARMACY, HAROLDHAVEN", "employer: young logistics"), up to five words, to the
+        PHARMACY, HAROLDHAVEN", "employer: young logistics") or the pharmacy named after
+        "pharmacy" without a colon ("pharmacy cvs in woburn"), up to five words, to the
         first punctuation, line end or stop word ("cvs on main st": the address is the
         street rules'); "and", "&", "of", "the" may stand inside. Any words name one,
         unless they say there is none ("unknown", "retired", "self employed", a trade)."""
         out: List[Span] = []
         n = len(doc)
         for i in range(n - 2):
-            if doc[i].lower_ not in _ORG_FIELDS or doc[i + 1].text != ":":
+            if doc[i].lower_ not in _ORG_FIELDS:
                 continue
-            j = i + 2
-            while j < n and doc[j].is_space:
+            field = doc[i + 1].text == ":"
+            if not field and doc[i].lower_ not in {"pharmacy", "pharm"}:
+                continue
+            j = i + 1 + field
+            while j < n and (doc[j].is_space or not field and doc[j].lower_ in {"(", "-", "is", "="}):
                 j += 1
             end = j
             while end < n and end - j < 5 and (end == j or "\n" not in doc[end - 1].whitespace_):
@@ -1616,6 +1675,14 @@ class Gazetteer:
             while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
                 end -= 1
             words = [t.lower_ for t in doc[j:end] if t.is_alpha]
+            if not field:
+                # after "pharmacy" with no field's colon ("outpt pharmacy cvs in woburn", "my
+                # pharmacy (stop & shop in malden)"): a word no dictionary has or words joined by
+                # "&" ("pharmacy called back", "pharmacy is aware" name none)
+                if words and (any(not (self.is_common(w) or self._clinical_word(w)) for w in words)
+                              or any(t.text == "&" for t in doc[j:end])):
+                    out.append(Span(doc, j, end, label=ORG))
+                continue
             # a name: a word no dictionary has, or a pharmacy or company word at its
             # end ("walgreens", "young logistics", "stop and shop pharmacy"; not "mail order", "unknown")
             named = words and (
@@ -1800,6 +1867,9 @@ class Gazetteer:
             return False  # "scarpa's fascia" as a hospital, "berry's ligament" as a doctor: an eponym
         if category == "NAME" and all(t.lower_.rstrip(".") in _CONTEXT_WORDS for t in words):
             return False  # "son", "dr": the cue, not the name ("son will in to visit")
+        if category == "NAME" and words[0].i == span.start and span.start > 0 and doc[_prev_word(doc, span.start)].lower_ == "re" \
+                and (self.is_common(words[0].lower_) or self.clinical_term(words[0].lower_)) and NAME not in self.tags(words[0].lower_):
+            return False  # "re: recs. Anticipate", "re: new dx", "re: abnl mammogram": a subject, no name
         if category == "NAME" and len(words) == 1 and self.is_common(words[0].lower_) and span.start > 0 \
                 and doc[span.start - 1].lower_ in _OCCUPATION_CUES:
             return False  # "retired carpenter", "works as a cook": a trade, no name
@@ -2364,13 +2434,21 @@ STREET_LEADS = (frozenset(STREET_PREFIXES) - {"avenue", "ul"}) | {"via"}
 # street words that name a street after capitalised words without a house number ("Marina
 # Fort Street"; not "Way", "Court", "Circle": "Patient Court", "Inner Circle")
 _STREET_CUES = frozenset("on off at near to from onto along".split())
+# a hospital's unit after its abbreviation ("bmc ed", "NWH ICU"), and the words before such a pair
+_UNIT_AFTER_HOSPITAL = frozenset("ed er ew icu micu sicu ccu nicu picu clinic lab imaging radiology rehab".split())
+_HOSPITAL_PLACE_CUES = frozenset("in at to from via @".split())
+# a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
+_ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
+_ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
+# an interstate written as one token ("I-93", "i-95")
+_INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")
 _PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane".split())
 _NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
-_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www ip url portal".split())
+_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www ip url portal ext extension".split())
 # name particles of streets and towns, inside an address only between two of its words
 _ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
 # the stop words a town's name may hold ("smith's green", "den haag")

@@ -352,6 +352,9 @@ PHI_PATTERNS: List[Dict] = [
         *([_SEP, _GROUP] * (n - 1))]}
       for cue in _STRONG_PHONE_CUES for n in range(2, 7)),
     *(_cue(cue, p, "PAGER") for cue in _PAGER_CUES for p in _SHORT_PHONES + _PHONES),
+    # an internal extension alone after its cue ("at ext 455", "EXTENSION 2231"); three digits
+    # or more: a joint's extension in degrees is one or two ("flex 120 ext 0", "ext -10")
+    *(_cue(cue, [{"TEXT": {"REGEX": r"^\d{3,5}$"}}], "PHONE") for cue in (["ext"], ["ext."], ["extension"])),
     # EMAIL / URL
     {"label": "EMAIL", "pattern": [{"LIKE_EMAIL": True}]},
     {"label": "URL", "pattern": [{"LIKE_URL": True, "TEXT": {"REGEX": r"[/.]"}}]},
