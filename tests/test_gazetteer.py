@@ -1369,3 +1369,39 @@ def test_agencies_of_care_at_home(nlp, text, expected):
 
 def test_a_device_after_hyphenated_names_is_an_eponym(nlp):
     assert found(nlp, "pt using passy-muir valve during day, miami j collar on") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a trade of manual or service work before "at"/"for", and driving for a firm, in single case
+        ("NOW LINE COOK AT OLIVE GARDEN. LEGAL ISSUES NONE", [("OLIVE GARDEN", "ORG")]),
+        ("mail carrier for usps in pawtucket", [("usps", "ORG"), ("pawtucket", "CITY")]),
+        ("NOW DRIVES FOR UBER ~60 HRS/WK", [("UBER", "ORG")]),
+        # a kind of workplace names none
+        ("works as a cook at family restaurant. nurse at grocery store", []),
+        # churches, parishes, schools and police by the word that ends their name
+        ("ATTENDS ST. MICHAEL'S PARISH. ON DISABILITY", [("ST. MICHAEL'S PARISH", "ORG")]),
+        ("3rd grade at longfellow elementary in portland", [("longfellow elementary", "ORG"), ("portland", "CITY")]),
+        ("BIB CAMBRIDGE POLICE AFTER CALLING 911", [("CAMBRIDGE POLICE", "ORG")]),
+        ("pt goes to church. called police. the catholic church", []),
+    ],
+)
+def test_workplaces_churches_schools_and_police(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the value of a facility, school or insurance field, to an id's words
+        ("Receiving Facility: Kindred Transitional Care of Peabody", [("Kindred Transitional Care of Peabody", "ORG")]),
+        ("COPAY. INS: HARVARD PILGRIM MEMBER ID 123", [("HARVARD PILGRIM", "ORG")]),
+        ("SCHOOL: LINCOLN HIGH", [("LINCOLN HIGH", "ORG")]),
+        # a public plan or a kind of place names no one, and a field's label is no hospital
+        ("ins: medicare part a. insurance: self pay. facility: home. Facility: nursing home", []),
+        ("REFERRING HOSPITAL: see below", []),
+    ],
+)
+def test_facility_school_and_insurance_fields(nlp, text, expected):
+    assert found(nlp, text) == expected

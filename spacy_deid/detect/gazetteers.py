@@ -126,6 +126,7 @@ inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company
 technologies technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
 pharmacy pharmacies logistics
+church parish synagogue temple mosque congregation elementary academy police
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
@@ -259,6 +260,7 @@ EMPLOYER_CUES = frozenset(
         "work for", "works for", "worked for", "working for", "work at", "works at", "worked at", "working at",
         "employed by", "employed at", "employed with", "employee of", "employee at", "job at", "job with",
         "retired from", "intern at", "interned at", "volunteers at", "volunteer at",
+        "drives for", "drove for", "driving for", "delivers for", "delivered for",
     )
 )
 # kinds of workplace and work, besides the kinds of facility and landmark ("works at the family farm")
@@ -462,7 +464,16 @@ def trade_words() -> FrozenSet[str]:
 
     return frozenset(job.split(",")[0].split()[-1].lower() for job in Provider.jobs) | frozenset(
         "nurse nurses officers teachers worker workers firefighter cop driver trucker".split()
-    )
+    ) | _MANUAL_TRADES
+
+
+# trades of manual and service work that Faker's (professional) job titles lack ("line cook
+# at olive garden", "mail carrier for usps", "cashier at market basket")
+_MANUAL_TRADES = frozenset("""
+cook cooks chef carrier cashier aide aides mechanic janitor custodian waiter waitress bartender dishwasher
+housekeeper landscaper roofer plumber carpenter electrician welder mover courier cabbie barber hairdresser
+nanny babysitter guard laborer labourer fisherman farmer server bagger stocker busboy machinist
+""".split())
 # what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
@@ -1280,7 +1291,10 @@ class Gazetteer:
                 # a legal form names a company whatever its words ("think computer corporation",
                 # "3 round stones inc"): up to three words before it
                 start, standalone = self._legal_name_start(doc, i), True
-            if named or (standalone and (label == HOSPITAL or start < i)):
+            field_label = i + tail < n and doc[i + tail].text == ":" and all(
+                self.is_common(lowers[k]) for k in range(start, i) if doc[k].is_alpha)
+            if (named or (standalone and (label == HOSPITAL or start < i))) and not field_label:
+                # ("Receiving Facility:", "REFERRING HOSPITAL:" are a field's label)
                 end = i + tail
                 # "Mercy Hospital of Simmonsburgh", "Associates of New England"
                 if end + 1 < n and lowers[end] == "of":
@@ -1633,7 +1647,7 @@ class Gazetteer:
                 # after a cue of employment, words that say more than a kind of workplace or a
                 # trade ("i work for chemical abstracts service", "works at home depot"; not
                 # "works at grocery store", "works as night nurse")
-                or not trade and len(words) >= 2 and not all(self._workplace_kind(t.lower_) for t in words)
+                or (not trade or not mixed_case) and len(words) >= 2 and not all(self._workplace_kind(t.lower_) for t in words)
             )
             if named:
                 out.append(Span(doc, j, end, label=ORG))
@@ -1651,8 +1665,10 @@ class Gazetteer:
         PHARMACY, HAROLDHAVEN", "employer: young logistics") or the pharmacy named after
         "pharmacy" without a colon ("pharmacy cvs in woburn"), up to five words, to the
         first punctuation, line end or stop word ("cvs on main st": the address is the
-        street rules'); "and", "&", "of", "the" may stand inside. Any words name one,
-        unless they say there is none ("unknown", "retired", "self employed", a trade)."""
+        street rules'); "and", "&", "of", "the" may stand inside. Fields: pharmacy,
+        employer, workplace, facility, agency, school, insurance ("INS: HARVARD PILGRIM
+        MEMBER ID ...", to the id's words). Any words name one, unless they say there is
+        none ("unknown", "retired", "self employed", a trade, a public plan, a kind of place)."""
         out: List[Span] = []
         n = len(doc)
         for i in range(n - 2):
@@ -1669,12 +1685,15 @@ class Gazetteer:
                 t = doc[end]
                 if not (t.is_alpha or t.text in {"&", "-", "'s", "’s"} or t.like_num and end > j):
                     break
-                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS:
-                    break
+                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS or t.lower_ in _ID_FIELD_WORDS:
+                    break  # ("HARVARD PILGRIM MEMBER ID ...": the number is the id rules')
                 end += 1
             while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
                 end -= 1
             words = [t.lower_ for t in doc[j:end] if t.is_alpha]
+            # a public plan or a kind of place names no one ("ins: medicare", "facility: home")
+            if all(w in _PUBLIC_PLANS or w in _GENERIC_FACILITY for w in words):
+                continue
             if not field:
                 # after "pharmacy" with no field's colon ("outpt pharmacy cvs in woburn", "my
                 # pharmacy (stop & shop in malden)"): a word no dictionary has or words joined by
@@ -2551,7 +2570,15 @@ _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
 # header fields whose value names an organisation
-_ORG_FIELDS = frozenset("pharmacy employer workplace".split())
+_ORG_FIELDS = frozenset("pharmacy employer workplace facility agency school insurance insurer ins".split())
+# what an insurance or facility field holds that names no one: public plans and kinds of place
+# ("ins: medicare", "insurance: self pay", "facility: home")
+_PUBLIC_PLANS = frozenset("""
+medicare medicaid masshealth tricare va self pay self-pay selfpay uninsured commercial private pending
+part a b c d advantage supplement supplemental secondary primary
+""".split())
+# the words after an insurer's name that start its member's number
+_ID_FIELD_WORDS = frozenset("member id policy group subscriber mrn acct account number no #".split())
 _INNER_ORG_WORDS = frozenset("and & of the".split())
 PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
