@@ -1405,3 +1405,8 @@ def test_workplaces_churches_schools_and_police(nlp, text, expected):
 )
 def test_facility_school_and_insurance_fields(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+def test_scores_and_signs_named_after_people_are_no_names(nlp):
+    text = "SKIN: BRADEN 13. CXR: KERLEY B LINES. KNEE: MCMURRAY NEG, LACHMAN NEG. per opioid agreement"
+    assert found(nlp, text) == []
