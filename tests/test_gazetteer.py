@@ -1410,3 +1410,18 @@ def test_facility_school_and_insurance_fields(nlp, text, expected):
 def test_scores_and_signs_named_after_people_are_no_names(nlp):
     text = "SKIN: BRADEN 13. CXR: KERLEY B LINES. KNEE: MCMURRAY NEG, LACHMAN NEG. per opioid agreement"
     assert found(nlp, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a listed town right after a hospital or organisation names its branch
+        ("OUTPT HD AT DAVITA REVERE MWF", [("DAVITA", "HOSPITAL"), ("REVERE", "CITY")]),
+        # a word, "of" and a listed place after a cue: a facility's branch
+        ("dementia, admitted from sunrise of wellesley", [("sunrise of wellesley", "HOSPITAL")]),
+        # not a direction or a kind of place before "of"
+        ("moved to north of boston. from home of daughter", [("boston", "CITY")]),
+    ],
+)
+def test_branches_named_by_their_town(nlp, text, expected):
+    assert found(nlp, text) == expected

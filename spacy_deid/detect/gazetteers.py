@@ -1334,6 +1334,24 @@ class Gazetteer:
                         end += 1
                     out.append(Span(doc, i, end, label=HOSPITAL))
         out.extend(self._hospitals_before_unit(doc, lowers))
+        out.extend(self._branches_of_places(doc, lowers, mixed_case))
+        return out
+
+    def _branches_of_places(self, doc: Doc, lowers: List[str], mixed_case: bool) -> List[Span]:
+        """HOSPITAL spans: a word and "of" and a listed place after a transfer cue or "at",
+        "from", "to" ("admitted from sunrise of wellesley", "VNA OF CAPE COD CALLED" after
+        "from"): a facility's branch named by its town. Not a kind of facility, a direction
+        or a clinical word ("from home of daughter", "north of boston")."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n - 2):
+            if lowers[i + 1] != "of" or not doc[i].is_alpha or doc[i].is_stop or lowers[i] in _GENERIC_FACILITY \
+                    or lowers[i] in _COMPASS_WORDS or lowers[i] in _WORKPLACE_WORDS or self.clinical_term(lowers[i]) \
+                    or not self._transfer_context(doc, i, i + 1):
+                continue
+            end = self._place_end(doc, i + 2, mixed_case)
+            if end > i + 2 and any(self.tags(lowers[k]) & set(PLACE_LABELS) for k in range(i + 2, end)):
+                out.append(Span(doc, i, end, label=HOSPITAL))
         return out
 
     def _hospitals_before_unit(self, doc: Doc, lowers: List[str]) -> List[Span]:
@@ -2400,7 +2418,22 @@ class Gazetteer:
             extra = [sp for sp in self.short_hospitals(doc, lowers) if not any(i in taken for i in range(sp.start, sp.end))]
             if extra:
                 spans = sorted(spans + extra, key=lambda sp: sp.start)
-        return spans
+        return self._branch_towns(doc, spans)
+
+    def _branch_towns(self, doc: Doc, spans: List[Span]) -> List[Span]:
+        """A listed town written right after a hospital or organisation on its line
+        names the branch ("OUTPT HD AT DAVITA REVERE MWF", "walgreens malden"): a CITY
+        span, in any case, unless a clinical term or stop word."""
+        taken = {i for sp in spans for i in range(sp.start, sp.end)}
+        extra: List[Span] = []
+        for sp in spans:
+            k = sp.end
+            if sp.label_ not in (HOSPITAL, ORG) or k >= len(doc) or k in taken or "\n" in doc[k - 1].whitespace_ \
+                    or not doc[k].is_alpha or doc[k].is_stop or self.clinical_term(doc[k].lower_):
+                continue
+            if CITY in self.tags(doc[k].lower_) and not (k + 1 < len(doc) and doc[k + 1].is_alpha and CITY in self.tags(doc[k + 1].lower_)):
+                extra.append(Span(doc, k, k + 1, label=CITY))
+        return sorted(spans + extra, key=lambda sp: sp.start) if extra else spans
 
     def signed_initials(self, doc: Doc) -> List[Span]:
         """NAME spans: a writer's initials first on a line and before a credential
@@ -2456,6 +2489,8 @@ _STREET_CUES = frozenset("on off at near to from onto along".split())
 # a hospital's unit after its abbreviation ("bmc ed", "NWH ICU"), and the words before such a pair
 _UNIT_AFTER_HOSPITAL = frozenset("ed er ew icu micu sicu ccu nicu picu clinic lab imaging radiology rehab".split())
 _HOSPITAL_PLACE_CUES = frozenset("in at to from via @".split())
+# directions, which "of" a place follows without naming a facility ("moved to north of boston")
+_COMPASS_WORDS = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest outside part rest".split())
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
 _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
