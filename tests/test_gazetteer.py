@@ -1425,3 +1425,23 @@ def test_scores_and_signs_named_after_people_are_no_names(nlp):
 )
 def test_branches_named_by_their_town(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+def test_an_organisation_ends_before_a_comma_and_a_role(nlp):
+    doc = _with_ents(nlp, "pt works nights at market basket, girlfriend yesenia coming", [("market basket, girlfriend yesenia coming", "ORGANIZATION")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("market basket", "ORGANIZATION")]
+
+
+@pytest.mark.parametrize(
+    "text,ent,kept",
+    [
+        ("COMPLETED 11TH GRADE AT SCHOOL", ("11TH GRADE", "DATE"), False),
+        ("SEEN ON THE 11TH, GRADE 2 EDEMA", ("11TH", "DATE"), True),
+    ],
+)
+def test_an_ordinal_of_a_thing_inside_a_date_entity_is_no_date(nlp, text, ent, kept):
+    assert bool(_with_ents(nlp, text, [ent]).ents) == kept
+
+
+def test_godparents_are_roles_and_a_specialty_clinic_of_a_common_word_is_no_hospital(nlp):
+    assert found(nlp, "close to godmother fatima. d/c w/ hand clinic f/u, lives in brooks assisted living") == [("fatima", "NAME"), ("brooks assisted living", "HOSPITAL")]

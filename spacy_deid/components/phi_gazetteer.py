@@ -895,6 +895,8 @@ class PhiGazetteer(Pipe):
                 end = next((i for i in range(start + 1, end) if self._ends_place(doc, i)), end)
                 # nor over a date after it ("orlando health april 2023", "hartford hospital, march 15th")
                 end = next((i for i in range(start + 1, end) if _date_starts(doc, i)), end)
+                # nor over a comma and a person's role ("market basket, girlfriend yesenia coming")
+                end = next((i for i in range(start + 1, end - 1) if doc[i].text == "," and doc[i + 1].lower_ in ROLES), end)
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
             # patient word before a name ("FEMALE, MARY S.", "wife ann")

@@ -64,6 +64,7 @@ fr fr. rev rev. reverend pastor rabbi imam chaplain
 # ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
 ROLES = frozenset("""
 wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
+godmother godfather godson goddaughter stepmother stepfather
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
 law
@@ -226,6 +227,11 @@ TRAVEL_CUES = frozenset(
     visiting visited hiking hiked skiing camping cruise flew flying lives lived living resides
     residing born stationed deployed""".split()
 )
+# what a clinic treats, which names no clinic ("hand clinic", "wound clinic", "pain clinic")
+_CLINIC_KIND_WORDS = frozenset("""
+hand hands foot feet eye eyes ear spine back wound wounds pain sleep breast heart skin memory fracture vein
+voice balance bone joint stroke weight diabetes lipid headache travel infusion transplant
+""".split())
 # names of clinical specialties end so ("hematology clinic" is no hospital's name)
 _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
 
@@ -1394,7 +1400,8 @@ class Gazetteer:
                 continue
             if not t.is_alpha or low in TRANSFER_UNIGRAMS or low in NOT_HOSPITAL_NAME or t.is_stop:
                 break
-            if _SPECIALTY.search(low) or low in DEPARTMENT_WORDS or get_string_id(low) in self.index.clinical:
+            if _SPECIALTY.search(low) or low in DEPARTMENT_WORDS or low in _CLINIC_KIND_WORDS \
+                    or get_string_id(low) in self.index.clinical:
                 return None
             j -= 1
             words += 1
@@ -1452,6 +1459,10 @@ class Gazetteer:
         for k in range(start, end):
             t = doc[k]
             if not t.is_alpha:
+                continue
+            # what a clinic treats names none in single-case text, listed name or not ("hand
+            # clinic", "WOUND CLINIC"; "king cancer institute" stays)
+            if not mixed_case and t.lower_ in _CLINIC_KIND_WORDS:
                 continue
             if NAME in self.tags(t.lower_) or CITY in self.tags(t.lower_):
                 return True
@@ -1880,6 +1891,8 @@ class Gazetteer:
             if len(span) == 1 and _ORDINAL.match(span.text) and span.end < len(doc) \
                     and doc[span.end].lower_.rstrip(".") in _ORDINAL_THINGS:
                 return False  # "2ND FLR", "3rd degree", "1st dose": an ordinal of a thing, no day
+            if len(span) == 2 and _ORDINAL.match(span[0].text) and span[1].lower_.rstrip(".") in _ORDINAL_THINGS:
+                return False  # "COMPLETED 11TH GRADE" as a DATE: the thing inside the entity
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
