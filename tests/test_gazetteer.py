@@ -1445,3 +1445,29 @@ def test_an_ordinal_of_a_thing_inside_a_date_entity_is_no_date(nlp, text, ent, k
 
 def test_godparents_are_roles_and_a_specialty_clinic_of_a_common_word_is_no_hospital(nlp):
     assert found(nlp, "close to godmother fatima. d/c w/ hand clinic f/u, lives in brooks assisted living") == [("fatima", "NAME"), ("brooks assisted living", "HOSPITAL")]
+
+
+@pytest.mark.parametrize(
+    "text,ent,kept",
+    [
+        # doses and scores with a clinical word are no date; a date with a month stays
+        ("meds: atorvastatin 40, omeprazole 20. sh: none", ("atorvastatin 40, omeprazole 20", "DATE"), False),
+        ("SKIN: BRADEN 13, COCCYX STAGE II", ("BRADEN 13", "DATE"), False),
+        ("started lisinopril march 3 2021", ("march 3 2021", "DATE"), True),
+    ],
+)
+def test_doses_and_scores_are_no_dates(nlp, text, ent, kept):
+    assert bool(_with_ents(nlp, text, [ent]).ents) == kept
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # "st" before an ECG's words is no saint, and a dictionary's word after a name is no surname
+        ("ecg w/ st dep v4-v6, ST ELEV in II", []),
+        ("transferred from st elizabeths today", [("st elizabeths", "HOSPITAL")]),
+        ("pe: lungs cta, no jvd, no le edema.", [("le", "NAME")]),
+    ],
+)
+def test_ecg_segments_and_dictionary_words_after_a_name(nlp, text, expected):
+    assert found(nlp, text) == expected

@@ -227,6 +227,8 @@ TRAVEL_CUES = frozenset(
     visiting visited hiking hiked skiing camping cruise flew flying lives lived living resides
     residing born stationed deployed""".split()
 )
+# what follows "st" on an ECG, which is no saint ("st dep", "ST ELEV", "st segment changes")
+_ST_SEGMENT_WORDS = frozenset("dep deps depr depression depressions elev elevs elevation elevations seg segment segments changes chgs abn abnl".split())
 # what a clinic treats, which names no clinic ("hand clinic", "wound clinic", "pain clinic")
 _CLINIC_KIND_WORDS = frozenset("""
 hand hands foot feet eye eyes ear spine back wound wounds pain sleep breast heart skin memory fracture vein
@@ -888,7 +890,9 @@ class Gazetteer:
             while j < n:
                 # after a title, a name may go on over words no list has ("dr sharnette myrnson")
                 if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)) or (
+                    # (not a dictionary's word after it: "no le edema")
                     j == i + 1 and self._foreign_first_name(doc, i) and self._unknown_word(doc, j)
+                    and not self._clinical_word(doc[j].lower_)
                 ):
                     j += 1
                     continue
@@ -975,7 +979,9 @@ class Gazetteer:
         trailing initial ("dianne l.")."""
         n = len(doc)
         if end - start == 1 and end < n and "key:first_names" in self.tags(doc[start].lower_) and (
-            self._unknown_word(doc, end) or (mixed_case and doc[start].is_title and doc[end].is_title and doc[end].is_alpha)
+            # (no dictionary's word in single-case text: "no le edema")
+            self._unknown_word(doc, end) and (mixed_case or not self._clinical_word(doc[end].lower_))
+            or (mixed_case and doc[start].is_title and doc[end].is_title and doc[end].is_alpha)
         ):
             end += 1
         if end < n and _INITIAL.match(doc[end].text) and doc[end].lower_ not in {"a", "i"}:
@@ -1331,7 +1337,8 @@ class Gazetteer:
                 k = i + 1 + (doc[i + 1].text == ".")
                 if k < n and self.modal_before_verb(doc, k):
                     continue
-                if k < n and self._hospital_name_word(doc, k, mixed_case) and doc[k].is_alpha and (
+                if k < n and self._hospital_name_word(doc, k, mixed_case) and doc[k].is_alpha \
+                        and not self._clinical_word(lowers[k]) and lowers[k] not in _ST_SEGMENT_WORDS and (
                     NAME in self.tags(lowers[k]) or (mixed_case and doc[k].is_title and doc[i].is_title)
                     or not self.is_common(lowers[k])
                 ):
@@ -1893,6 +1900,10 @@ class Gazetteer:
                 return False  # "2ND FLR", "3rd degree", "1st dose": an ordinal of a thing, no day
             if len(span) == 2 and _ORDINAL.match(span[0].text) and span[1].lower_.rstrip(".") in _ORDINAL_THINGS:
                 return False  # "COMPLETED 11TH GRADE" as a DATE: the thing inside the entity
+            if not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) and any(
+                t.is_alpha and len(t.text) > 2 and t.lower_ not in PATIENT_WORDS and self.clinical_term(t.lower_) for t in span
+            ):
+                return False  # "atorvastatin 40, omeprazole 20", "BRADEN 13": doses and scores, no date
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
