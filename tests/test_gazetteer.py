@@ -291,6 +291,8 @@ def _with_ents(nlp, text, ents):
         ("pt tearful re: new dx, expressed hope", ("new dx", "PATIENT"), False),
         ("tel enc re: abnl mammogram, needs dx mammo", ("abnl", "PATIENT"), False),
         ("son called re: kowalczyk visit", ("kowalczyk", "PATIENT"), True),
+        # a faith is no name
+        ("PT IS ROMAN CATHOLIC, ORIGINALLY FROM AZORES", ("ROMAN CATHOLIC", "PATIENT"), False),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

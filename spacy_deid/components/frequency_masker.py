@@ -81,6 +81,8 @@ DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
 # the clitics of English contractions, tokens of their own ("I'm" -> "I", "'m")
 _CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
+# a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p")
+_SHIFT = re.compile(r"(?i)^\d{1,2}[ap]m?-\d{1,2}[ap]m?\.?$")
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
 
 @dataclass
@@ -166,7 +168,7 @@ def make_frequency_masker(
     count_unit (str): "patient" (distinct patient_id; a record without one is its own
         unit), "document" or "occurrence".
     k (Optional[int]): the threshold: items counted fewer than k times are masked
-        (symbols and the clitics of contractions are never rare). Ignored when
+        (symbols, the clitics of contractions and nursing shifts are never rare). Ignored when
         keep_fraction is set.
     keep_fraction (Optional[float]): choose k from the corpus: the largest k in
         [k_min, k_max] that keeps at least this share of the corpus' word tokens.
@@ -652,9 +654,11 @@ class FrequencyMasker(Pipe):
         reason[low & is_word] = _LOW
         for i in np.nonzero(reason == _LOW)[0]:
             text = doc[int(i)].text
-            if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS:
+            if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS \
+                    or _SHIFT.match(text):
                 # a symbol inside a rare n-gram ("=" of "= 7/10"), the clitic of a contraction
-                # ("'m" of "I'm", rare in transcribed notes): they identify no one
+                # ("'m" of "I'm", rare in transcribed notes), a nursing shift ("7P-7A",
+                # "11p-7a"): they identify no one
                 reason[i] = _KEEP
             elif self._clinical_form is not None and self._clinical_form.match(text.lower()):
                 reason[i] = _KEEP

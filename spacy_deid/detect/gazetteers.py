@@ -227,6 +227,11 @@ TRAVEL_CUES = frozenset(
     visiting visited hiking hiked skiing camping cruise flew flying lives lived living resides
     residing born stationed deployed""".split()
 )
+# faiths, which a NER of tidy notes may take for a name in capitals ("PT IS ROMAN CATHOLIC")
+_RELIGION_WORDS = frozenset("""
+catholic catholics protestant baptist methodist lutheran presbyterian episcopalian pentecostal evangelical
+orthodox christian christians jewish muslim hindu buddhist sikh mormon adventist agnostic atheist
+""".split())
 # what follows "st" on an ECG, which is no saint ("st dep", "ST ELEV", "st segment changes")
 _ST_SEGMENT_WORDS = frozenset("dep deps depr depression depressions elev elevs elevation elevations seg segment segments changes chgs abn abnl".split())
 # what a clinic treats, which names no clinic ("hand clinic", "wound clinic", "pain clinic")
@@ -1931,6 +1936,8 @@ class Gazetteer:
         if category == "NAME" and words[0].i == span.start and span.start > 0 and doc[_prev_word(doc, span.start)].lower_ == "re" \
                 and (self.is_common(words[0].lower_) or self.clinical_term(words[0].lower_)) and NAME not in self.tags(words[0].lower_):
             return False  # "re: recs. Anticipate", "re: new dx", "re: abnl mammogram": a subject, no name
+        if category == "NAME" and any(t.lower_ in _RELIGION_WORDS for t in words):
+            return False  # "PT IS ROMAN CATHOLIC": a faith, no name
         if category == "NAME" and len(words) == 1 and self.is_common(words[0].lower_) and span.start > 0 \
                 and doc[span.start - 1].lower_ in _OCCUPATION_CUES:
             return False  # "retired carpenter", "works as a cook": a trade, no name
