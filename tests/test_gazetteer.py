@@ -1380,6 +1380,7 @@ def test_a_device_after_hyphenated_names_is_an_eponym(nlp):
         ("NOW LINE COOK AT OLIVE GARDEN. LEGAL ISSUES NONE", [("OLIVE GARDEN", "ORG")]),
         ("mail carrier for usps in pawtucket", [("usps", "ORG"), ("pawtucket", "CITY")]),
         ("NOW DRIVES FOR UBER ~60 HRS/WK", [("UBER", "ORG")]),
+        ("baby delivered for non-reassuring fetal tracing", []),
         # a kind of workplace names none
         ("works as a cook at family restaurant. nurse at grocery store", []),
         # churches, parishes, schools and police by the word that ends their name

@@ -273,7 +273,8 @@ EMPLOYER_CUES = frozenset(
         "work for", "works for", "worked for", "working for", "work at", "works at", "worked at", "working at",
         "employed by", "employed at", "employed with", "employee of", "employee at", "job at", "job with",
         "retired from", "intern at", "interned at", "volunteers at", "volunteer at",
-        "drives for", "drove for", "driving for", "delivers for", "delivered for",
+        # ("drives for uber"; not "delivered for": "baby delivered for non-reassuring tracing")
+        "drives for", "drove for", "driving for",
     )
 )
 # kinds of workplace and work, besides the kinds of facility and landmark ("works at the family farm")
