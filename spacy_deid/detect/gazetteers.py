@@ -1102,8 +1102,8 @@ class Gazetteer:
                 # "on essex st.", "Walgreens, Main St": a street after its name; before a
                 # capitalised word "St" is a saint ("Boston St. Elizabeth's")
                 nxt = i + 1 + (i + 1 < n and doc[i + 1].text == ".")
-                if mixed_case and (not t.is_title or nxt < n and doc[nxt].is_title) or i > 1 and doc[i - 2].like_num:
-                    continue  # ("12 Elm St" is a numbered street, the address rules' own)
+                if mixed_case and (not t.is_title or nxt < n and doc[nxt].is_title):
+                    continue
             elif i == 0 or (mixed_case and not t.is_title) or low not in _NAMED_STREET_WORDS \
                     or not mixed_case and low not in _PLAIN_STREET_WORDS:
                 continue
@@ -1116,6 +1116,8 @@ class Gazetteer:
                         or (_starts_sentence(doc, j - 1) and self.is_common(w.lower_)):
                     break
                 j -= 1
+            if low == "st" and j > 0 and doc[j - 1].like_num:
+                continue  # ("13813 3784 Archwood Avenue St": a numbered street, the address rules' own)
             # in single-case text only after a place's preposition ("lives on elm street")
             if j < i and (mixed_case or _lower(doc, j - 1) in _STREET_CUES):
                 out.append(Span(doc, j, i + 1, label="STREET"))
@@ -2492,8 +2494,9 @@ class Gazetteer:
                 continue
             k = i + 1
             t = doc[k]
-            if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS:
-                continue
+            if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS \
+                    or t.lower_ in {"ext", "extension"}:
+                continue  # ("AT EXT 455": an extension, no hospital)
             out.append(Span(doc, k, k + 1, label=HOSPITAL))
         return out
 
@@ -2534,7 +2537,7 @@ _NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane d
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
-_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www ip url portal ext extension".split())
+_CONTACT_CUE_WORDS = frozenset("tel tele telephone phone ph fax cell mobile pager pgr beeper email e-mail web www ip url portal".split())
 # name particles of streets and towns, inside an address only between two of its words
 _ADDRESS_PARTICLES = frozenset("de do da dos das del della di du la le les al el van von der den ter".split())
 # the stop words a town's name may hold ("smith's green", "den haag")
