@@ -1457,6 +1457,8 @@ def test_godparents_are_roles_and_a_specialty_clinic_of_a_common_word_is_no_hosp
         ("meds: atorvastatin 40, omeprazole 20. sh: none", ("atorvastatin 40, omeprazole 20", "DATE"), False),
         ("SKIN: BRADEN 13, COCCYX STAGE II", ("BRADEN 13", "DATE"), False),
         ("started lisinopril march 3 2021", ("march 3 2021", "DATE"), True),
+        # a clinical abbreviation without its number refuses nothing (an address the NER called a date)
+        ("SEND A NEW ONE TO 27 2711 QUEENS SQ, KOSTELEC TODAY", ("27 2711 QUEENS SQ, KOSTELEC", "DATE"), True),
     ],
 )
 def test_doses_and_scores_are_no_dates(nlp, text, ent, kept):

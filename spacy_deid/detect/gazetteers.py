@@ -1909,9 +1909,12 @@ class Gazetteer:
             if len(span) == 2 and _ORDINAL.match(span[0].text) and span[1].lower_.rstrip(".") in _ORDINAL_THINGS:
                 return False  # "COMPLETED 11TH GRADE" as a DATE: the thing inside the entity
             if not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) and any(
-                t.is_alpha and len(t.text) > 2 and t.lower_ not in PATIENT_WORDS and self.clinical_term(t.lower_) for t in span
+                t.is_alpha and len(t.text) > 2 and t.lower_ not in PATIENT_WORDS and self.clinical_term(t.lower_)
+                and t.i + 1 < span.end and doc[t.i + 1].like_num for t in span
             ):
-                return False  # "atorvastatin 40, omeprazole 20", "BRADEN 13": doses and scores, no date
+                # "atorvastatin 40, omeprazole 20", "BRADEN 13": a clinical word and its number,
+                # doses and scores, no date (an address the NER calls a date stays: "QUEENS SQ, ...")
+                return False
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
