@@ -111,7 +111,7 @@ def test_blacklisted_terms_never_appear_in_the_output(corpus, vocabulary, cfg, d
 
 
 CLITICS = {"'m", "'s", "'re", "'ve", "'ll", "'d", "n't"}
-SHIFT = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
+NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
 
 
 def _word_item(tok):
@@ -120,7 +120,7 @@ def _word_item(tok):
     range of vitals by decades ("80s-90s"), which identify no one and which the masker
     documents as never rare."""
     return not (tok.is_space or tok.is_punct) and any(c.isalnum() for c in tok.text) \
-        and tok.lower_.replace("’", "'") not in CLITICS and not SHIFT.match(tok.text)
+        and tok.lower_.replace("’", "'") not in CLITICS and not NURSING_SHORTHAND.match(tok.text)
 
 
 def _reference_counts(nlp, records, unit, case_fold):

@@ -83,7 +83,7 @@ _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
 _CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
 # a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p") and a range of vital signs
 # by decades ("80s-90s", "120S-180S"): shorthand of nursing notes that identifies no one
-_SHIFT = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
+_NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
 
 @dataclass
@@ -656,7 +656,7 @@ class FrequencyMasker(Pipe):
         for i in np.nonzero(reason == _LOW)[0]:
             text = doc[int(i)].text
             if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS \
-                    or _SHIFT.match(text):
+                    or _NURSING_SHORTHAND.match(text):
                 # a symbol inside a rare n-gram ("=" of "= 7/10"), the clitic of a contraction
                 # ("'m" of "I'm", rare in transcribed notes), a nursing shift ("7P-7A",
                 # "11p-7a") or range of vitals ("hr 80s-90s"): they identify no one
