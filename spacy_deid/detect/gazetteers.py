@@ -45,6 +45,7 @@ DEFAULT_LISTS: Dict[str, str] = {
     "first_names": "gazetteers/first_names.txt",
     "last_names": "gazetteers/last_names.txt",
     "cities": "gazetteers/us_cities.txt",
+    "world_cities": "gazetteers/world_cities.txt",
     "states": "gazetteers/us_states.txt",
     "counties": "gazetteers/us_counties.txt",
 }
@@ -52,7 +53,9 @@ COMMON_WORDS = "gazetteers/common_words.tsv"
 PLACE_SUFFIXES = "gazetteers/place_suffixes.txt"
 PLACE_PREFIXES = "gazetteers/place_prefixes.txt"
 CLINICAL_TERMS = "gazetteers/clinical_terms.txt"
-LIST_LABELS = {"first_names": NAME, "last_names": NAME, "cities": CITY, "states": STATE, "counties": COUNTY}
+LIST_LABELS = {
+    "first_names": NAME, "last_names": NAME, "cities": CITY, "world_cities": CITY, "states": STATE, "counties": COUNTY,
+}
 
 # Context words. Hand-written: they are the forms clinical notes use to introduce
 # a person, and no package lists them.
@@ -104,6 +107,7 @@ LOCATION_CUES = frozenset(
         "born in", "native of", "home in", "is from", "originally from", "visiting from", "relocated to",
         "house in", "apartment in", "travelled to", "traveled to", "trip to", "vacation in",
         "pt from", "patient from", "family from", "family in", "in from", "drove from", "lives near",
+        "immigrated from", "emigrated from", "immigrated to", "grew up in", "raised in",
         # an admission's opening line: "67 yo m from revere", "82 Y/O WOMAN FROM CHELSEA"
         "m from", "f from", "male from", "female from", "man from", "woman from", "gentleman from",
         "lady from", "yo from", "y/o from", "y.o. from",
@@ -115,18 +119,18 @@ LOCATION_CUES = frozenset(
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice facility manor
+healthcare health rehabilitation rehab sanatorium hospice facility manor village
 """.split())
 # hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
 # "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
-_WEAK_HOSPITAL_WORDS = frozenset("general memorial health healthcare".split())
+_WEAK_HOSPITAL_WORDS = frozenset("general memorial health healthcare village".split())
 _HOSPITAL_WORDS_ANYWHERE = HOSPITAL_WORDS - _WEAK_HOSPITAL_WORDS
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
 technologies technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
-pharmacy pharmacies logistics
+pharmacy pharmacies logistics vna
 church parish synagogue temple mosque congregation elementary academy police
 """.split())
 # legal forms: a company's name whatever words it is made of
@@ -156,6 +160,7 @@ the a an this that these those our your his her their its my outside osh local a
 previous prior referring nearest nearby closest home any no to from at in of for with by and or
 transfer transferred admitted discharged patient pt pt's patients in-patient inpatient outpatient
 day days week weeks hour hours current recent last next new old first second
+attends attended attend attending goes went graduated enrolled
 """.split())
 # of those, the words that name one hospital rather than a kind of one ("methodist hospital",
 # "cedar sinai"; not "community hospital"): a hospital's name in any letter case
@@ -211,6 +216,7 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
+daycare preschool kindergarten
 """.split())
 # words before a landmark word that say what it is for, not which it is ("dog park", "high school")
 LANDMARK_GENERIC = frozenset("""
@@ -220,6 +226,10 @@ day boarding sunday bible fitness health golf country book coffee fast food farm
 train bus gas police fire power sewage treatment nuclear
 """.split())
 LANDMARK_CUES = frozenset("at in to from near by".split())
+# schools, and what a social history writes before one ("attends little sprouts daycare",
+# "GRADUATED DEAN TECHNICAL HIGH SCHOOL")
+_SCHOOL_WORDS = frozenset("school academy college university daycare preschool kindergarten".split())
+_SCHOOL_CUES = frozenset("attends attended attend graduated graduate enrolled".split())
 # travel, leisure and home words: after one and a place preposition, a word no
 # dictionary holds names a place ("hiking at yosemite", "trip to aruba", "lives in southie")
 TRAVEL_CUES = frozenset(
@@ -1142,7 +1152,8 @@ class Gazetteer:
                 end = i + 1
                 while end < len(doc) and end - i < 3 and self._unknown_word(doc, end):
                     end += 1
-                cands.append(Span(doc, i, end, label=CITY))
+                if not is_not_phi_place(doc[i:end].text):  # "travelled to mexico": a country
+                    cands.append(Span(doc, i, end, label=CITY))
         out: List[Span] = []
         for span in cands:
             ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
@@ -1202,17 +1213,25 @@ class Gazetteer:
             while end < n and end < i + 2 and doc[end].lower_ in LANDMARK_WORDS:
                 end += 1  # "creek trail", "middle school"
             j = i
-            while j > 0 and i - j < 2 and doc[j - 1].is_alpha and not doc[j - 1].is_stop and doc[j - 1].lower_ not in LANDMARK_WORDS:
+            kind = 0  # a kind word after the name: one more name word, which may be a landmark's
+            while j > 0 and i - j < 2 + kind and doc[j - 1].is_alpha and not doc[j - 1].is_stop \
+                    and (kind or doc[j - 1].lower_ not in LANDMARK_WORDS):
                 low = doc[j - 1].lower_
-                if low in LANDMARK_GENERIC and j == i and self._landmark_name_word(doc, j - 2):
-                    j -= 1  # a kind word after a name: "zion national park", "lincoln high school"
+                if low in LANDMARK_GENERIC and j == i and (
+                    self._landmark_name_word(doc, j - 2) or j >= 2 and doc[j - 2].lower_ in LANDMARK_WORDS - _SCHOOL_WORDS
+                ):
+                    # a kind word after a name: "zion national park", "lincoln high school",
+                    # "dean technical high school", "madison park high school"
+                    j -= 1
+                    kind = 1
                     continue
                 if low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or low in LANDMARK_GENERIC or _SPECIALTY.search(low):
                     break
                 j -= 1
             if j == i or doc[j].lower_ in LANDMARK_GENERIC:
                 continue
-            if _words_before(doc, j)[1] in LANDMARK_CUES:
+            cue = _words_before(doc, j)[1]
+            if cue in LANDMARK_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
 
@@ -1235,7 +1254,7 @@ class Gazetteer:
                 if get_string_id(low) in dictionary or self.clinical_term(low):
                     break
                 end += 1
-            if end > j:
+            if end > j and not is_not_phi_place(doc[j:end].text):  # "trip to mexico": a country
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
 
@@ -1915,12 +1934,15 @@ class Gazetteer:
                 # "atorvastatin 40, omeprazole 20", "BRADEN 13": a clinical word and its number,
                 # doses and scores, no date (an address the NER calls a date stays: "QUEENS SQ, ...")
                 return False
+            if not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) and self._labelled_number(doc, span):
+                return False  # "PRAM SCORE 4. TOLERATING PO", "ESI 3", "Aldrete 9", "since 1000" (a time)
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
         words = [t for t in span if t.is_alpha]
         if not words:
-            return category != "NAME" and any(c.isdigit() for c in span.text)
+            # (a decimal is a value, no place or organisation: "WBC 16.2 (FROM 12.1)", "86.1 kg")
+            return category != "NAME" and any(c.isdigit() for c in span.text) and not _DECIMAL.match(span.text)
         mixed_case = is_mixed_case(doc)
         if category == "NAME" and len(words) > 1 and any(
             _INITIAL.match(t.text) and (t.text.endswith(".") or t.lower_ not in {"a", "i"}) for t in span
@@ -1990,6 +2012,28 @@ class Gazetteer:
                 or any(self._hospital_tail(lowers, k) > 1 for k in range(len(lowers))):
             return True  # ("general", "memorial" only as a name's end or in a tail: "TUFTS HEALTH PLAN")
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    @staticmethod
+    def _labelled_number(doc: Doc, span: Span) -> bool:
+        """Whether ``span`` (no month or weekday in it) holds no date but a number: one number
+        of one or two digits right after a word ("SCORE 4", "ESI 3", "Mac 3", "apgars 8"), or a
+        time of four digits alone ("since 1000", "0400"), with nothing of a date's shape around
+        it (not "'09", "74'", "3/6", "2019"). Several numbers stay: the NER's dates over phone
+        numbers and addresses ("33 93 31", "54 Soo 36") are PHI whatever their label."""
+        around = doc[max(0, span.start - 1) : min(len(doc), span.end + 1)].text
+        if _DATE_SHAPE.search(around):
+            return False
+        numbers = [t for t in span if t.like_num and any(c.isdigit() for c in t.text)]
+        if len(numbers) != 1:
+            return False
+        number = numbers[0]
+        if number.i + 1 < len(doc) and doc[number.i + 1].lower_ in {"am", "pm", "a.m.", "p.m.", "a", "p"}:
+            return False  # "seen 3pm today": a time written as one, taken with the dates
+        if len(span) == 1 and _CLOCK_TIME.match(number.text):
+            return True
+        k = number.i - 1
+        return len(number.text) <= 2 and number.text.isdigit() and k >= 0 and doc[k].is_alpha and not doc[k].is_stop \
+            and doc[k].lower_ not in _CALENDAR_FORMS
 
     def _measured_range(self, doc: Doc, span: Span) -> bool:
         """A NER date that is a value of a note, no date: numbers of at most three digits,
@@ -2444,10 +2488,12 @@ class Gazetteer:
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
-        # a kind of facility names no one ("from nursing home", "to rehab facility")
+        # a kind of facility names no one ("from nursing home", "to rehab facility"), and a country
+        # or state no name list has is no one's name ("born in Port-au-Prince, Haiti")
         spans = [
             sp for sp in spans
-            if sp.label_ not in (HOSPITAL, ORG) or not all(t.lower_ in _GENERIC_FACILITY for t in sp if t.is_alpha)
+            if not (sp.label_ in (HOSPITAL, ORG) and all(t.lower_ in _GENERIC_FACILITY for t in sp if t.is_alpha))
+            and not (sp.label_ == NAME and is_not_phi_place(sp.text) and not any(NAME in self.tags(t.lower_) for t in sp))
         ]
         spans = filter_spans(spans)
         if not mixed_case:
@@ -2509,6 +2555,16 @@ _BUILT_IN = frozenset({NAME, *PLACE_LABELS})
 _MAX_AGE = 125
 # a month/day or ratio written with a slash
 _MONTH_DAY = re.compile(r"^\d{1,2}/\d{1,2}$")
+_DECIMAL = re.compile(r"^\d+\.\d+$")
+# a time of the day in four digits, no year ("0400", "1000", "2215")
+_CLOCK_TIME = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
+# what a date has that a bare number has not: a month/day ("3/6", "3-24-17", "04.05.2019"), a year
+# ("2009", "'09", "74'"), an ordinal day ("the 14th"), a compact date ("20190314")
+_DATE_SHAPE = re.compile(
+    r"\d{1,2}\s*[/\-.]\s*\d{1,2}|(?<!\d)(1[89]|20)\d\d(?!\d)|['’`‘]\s*\d\d(?!\d)|(?<!\d)\d\d\s*['’]|\d(st|nd|rd|th)\b"
+    r"|(?<!\d)(19|20)\d{6}(?!\d)",
+    re.I,
+)
 # three, three and four digits: a phone number, no date
 _PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
 # what a number sizes ("24 french", "18 gauge"): no street after a house number

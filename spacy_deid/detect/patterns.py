@@ -71,6 +71,7 @@ _ORDINAL_WORDS = [
 # text ("oct" "."): the optional _DOT after it
 _MONTH = {"LOWER": {"IN": _MONTHS + [m + "." for m in _MONTHS[12:]]}}
 _DOT = {"TEXT": ".", "OP": "?"}
+_DAY_MONTH_ABBREVIATIONS = [m for m in _MONTHS[12:] if m not in ("mar", "dec")] + ["jan.", "feb.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.", "oct.", "nov."]
 _URL_START = {"TEXT": {"REGEX": r"(?i)^(https?://|www\.)\w"}}
 _URL_PART = {"TEXT": {"REGEX": r"^[\w\-/?=&%#.~]*[\w/]$"}}
 _WEEKDAYS = [
@@ -309,6 +310,12 @@ PHI_PATTERNS: List[Dict] = [
     # day before the month: "5 march", "the 5th of march"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
+    # ... and before an abbreviated month: "VISIT 5 JAN", "12 feb." ("mar" is a medication record
+    # and "dec" a decrease in nursing notes: "per mar", "bs 2 dec": those two need a year)
+    {"label": "DATE", "pattern": [
+        {"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": {"IN": _DAY_MONTH_ABBREVIATIONS}}, _DOT,
+    ]},
+    {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _MONTH, _DOT, {"TEXT": ",", "OP": "?"}, *_YEARISH[0]]},
     # a day written as a word: "march third", "the twenty-fourth of march", "third of march"
     *(
         {"label": "DATE", "pattern": pattern}
