@@ -2013,13 +2013,13 @@ class Gazetteer:
             return True  # ("general", "memorial" only as a name's end or in a tail: "TUFTS HEALTH PLAN")
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
 
-    @staticmethod
-    def _labelled_number(doc: Doc, span: Span) -> bool:
+    def _labelled_number(self, doc: Doc, span: Span) -> bool:
         """Whether ``span`` (no month or weekday in it) holds no date but a number: one number
-        of one or two digits right after a word ("SCORE 4", "ESI 3", "Mac 3", "apgars 8"), or a
-        time of four digits alone ("since 1000", "0400"), with nothing of a date's shape around
-        it (not "'09", "74'", "3/6", "2019"). Several numbers stay: the NER's dates over phone
-        numbers and addresses ("33 93 31", "54 Soo 36") are PHI whatever their label."""
+        of one or two digits right after an ordinary or clinical word ("SCORE 4", "ESI 3", "Mac
+        3", "apgars 8"), or a time of four digits alone ("since 1000", "0400"), with nothing of
+        a date's shape around it (not "'09", "74'", "3/6", "2019"). Several numbers stay, and a
+        number after a word no list has or before a side: the NER's dates over phone numbers,
+        addresses and wards ("33 93 31", "54 Soo 36", "woxley 10 north") are PHI whatever their label."""
         around = doc[max(0, span.start - 1) : min(len(doc), span.end + 1)].text
         if _DATE_SHAPE.search(around):
             return False
@@ -2032,8 +2032,10 @@ class Gazetteer:
         if len(span) == 1 and _CLOCK_TIME.match(number.text):
             return True
         k = number.i - 1
+        if number.i + 1 < len(doc) and doc[number.i + 1].lower_ in _COMPASS_WORDS:
+            return False  # "came up from skoberg 7 south": a ward
         return len(number.text) <= 2 and number.text.isdigit() and k >= 0 and doc[k].is_alpha and not doc[k].is_stop \
-            and doc[k].lower_ not in _CALENDAR_FORMS
+            and doc[k].lower_ not in _CALENDAR_FORMS and self.is_common(doc[k].lower_)
 
     def _measured_range(self, doc: Doc, span: Span) -> bool:
         """A NER date that is a value of a note, no date: numbers of at most three digits,
