@@ -587,10 +587,10 @@ def test_the_clitic_of_a_contraction_is_never_rare():
 
 
 def test_a_nursing_shift_and_a_range_of_vitals_are_never_rare():
-    """"7P-7A" opens a nursing note and "hr 80s-90s" reports vitals: they identify no one; a rare
-    number beside them is still masked."""
+    """"7P-7A" opens a nursing note, "hr 80s-90s" reports vitals and "HD2" counts the days of a
+    stay: they identify no one; a rare number beside them is still masked."""
     records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
     nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
-    masked = masked_words(nlp, "NPN 7P-7A. npn 11p-7a: hr 80s-90s, SBP 120S-180S, bed 4471")
-    assert not {"7P-7A", "11p-7a", "80s-90s", "120S-180S"} & set(masked)
+    masked = masked_words(nlp, "NPN 7P-7A. npn 11p-7a: hr 80s-90s, SBP 120S-180S, bed 4471, HD2, POD#1, dol3")
+    assert not {"7P-7A", "11p-7a", "80s-90s", "120S-180S", "HD2", "POD#1", "dol3"} & set(masked)
     assert "4471" in masked

@@ -1535,3 +1535,21 @@ def test_drug_names_are_ordinary_words_never_names():
     for key in ("first_names", "last_names"):
         names |= set(asset_path(f"gazetteers/{key}.txt").read_text(encoding="utf-8").split("\n"))
     assert not drugs & names  # "allegra", "kendrick" stay names
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an insurer named by what follows it, whatever its words
+        ("Pt has Blue Cross Blue Shield PPO, deductible met.", [("Blue Cross Blue Shield PPO", "ORG")]),
+        ("medicare a/b and tufts health plan supplement.", [("tufts health plan", "ORG")]),
+        ("Pt also has MVP Medicare supplement.", [("MVP Medicare supplement", "ORG")]),
+        ("His health plan requires auth.", []),
+        ("Dental PPO, no vision plan.", []),
+        # fields of agencies
+        ("DME: Lincare", [("Lincare", "ORG")]),
+        ("Hospice: pending", []),
+    ],
+)
+def test_insurers_and_agency_fields_in_every_case(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected)

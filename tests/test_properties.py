@@ -111,14 +111,14 @@ def test_blacklisted_terms_never_appear_in_the_output(corpus, vocabulary, cfg, d
 
 
 CLITICS = {"'m", "'s", "'re", "'ve", "'ll", "'d", "n't"}
-NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
+NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s|(hd|pod|dol)#?\d{1,2})\.?$")
 
 
 def _word_item(tok):
     """A token the masker counts as a word item: not space, punctuation, a symbol
-    ("=", "+"), the clitic of a contraction ("'s", "n't"), a nursing shift ("7p-7a") or a
-    range of vitals by decades ("80s-90s"), which identify no one and which the masker
-    documents as never rare."""
+    ("=", "+"), the clitic of a contraction ("'s", "n't"), a nursing shift ("7p-7a"), a
+    range of vitals by decades ("80s-90s") or a day of a stay ("HD2"), which identify no one
+    and which the masker documents as never rare."""
     return not (tok.is_space or tok.is_punct) and any(c.isalnum() for c in tok.text) \
         and tok.lower_.replace("’", "'") not in CLITICS and not NURSING_SHORTHAND.match(tok.text)
 

@@ -81,9 +81,10 @@ DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
 # the clitics of English contractions, tokens of their own ("I'm" -> "I", "'m")
 _CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
-# a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p") and a range of vital signs
-# by decades ("80s-90s", "120S-180S"): shorthand of nursing notes that identifies no one
-_NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s)\.?$")
+# a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p"), a range of vital signs
+# by decades ("80s-90s", "120S-180S") and a hospital, postoperative or newborn's day ("HD2",
+# "POD#1", "dol3"): shorthand of nursing notes that identifies no one
+_NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s|(hd|pod|dol)#?\d{1,2})\.?$")
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
 
 @dataclass

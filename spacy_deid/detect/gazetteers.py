@@ -1779,6 +1779,29 @@ class Gazetteer:
         return out
 
     # ------------------------------------------------------- name by its form
+    def insurers(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """ORG spans: an insurer's name, one to four words on the line before what says it is
+        one ("PT HAS BLUE CROSS BLUE SHIELD PPO", "tufts health plan", "also has mvp medicare
+        supplement"), whatever its words, as a legal form names a company; no stop word,
+        clinical term, public plan or kind of plan among them ("his health plan", "dental ppo",
+        "medicaid hmo" name no insurer)."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n):
+            tail = next((len(t) for t in _INSURER_TAILS if tuple(lowers[i : i + len(t)]) == t), 0)
+            if not tail:
+                continue
+            j = i
+            while j > 0 and i - j < 4 and "\n" not in doc[j - 1].whitespace_:
+                t = doc[j - 1]
+                if not t.is_alpha or t.is_stop or self.clinical_term(t.lower_) or t.lower_ in _PUBLIC_PLANS \
+                        or t.lower_ in _PLAN_KINDS:
+                    break
+                j -= 1
+            if j < i:
+                out.append(Span(doc, j, i + tail, label=ORG))
+        return out
+
     def initialled_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """In mixed-case text, "Hanne I. Kreutzmann", "Shane M Culp": two
         capitalised words that are no ordinary words around a capital initial,
@@ -2487,7 +2510,7 @@ class Gazetteer:
             + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
             + self.named_streets(doc, mixed_case)
-            + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers)
+            + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
         # a kind of facility names no one ("from nursing home", "to rehab facility"), and a country
@@ -2701,7 +2724,14 @@ _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
 # header fields whose value names an organisation
-_ORG_FIELDS = frozenset("pharmacy employer workplace facility agency school insurance insurer ins".split())
+_ORG_FIELDS = frozenset("pharmacy employer workplace facility agency school insurance insurer ins dme hospice snf vna daycare".split())
+# what kind of plan it is, no insurer's name ("dental ppo", "an employer hmo")
+_PLAN_KINDS = frozenset("dental vision medical drug prescription group individual family employer union marketplace exchange".split())
+# what follows an insurer's name and says it is one ("tufts health plan", "BLUE CROSS BLUE SHIELD
+# PPO", "mvp medicare supplement"): one word, or two
+_INSURER_TAILS: Tuple[Tuple[str, ...], ...] = (
+    ("ppo",), ("hmo",), ("health", "plan"), ("medicare", "supplement"), ("medicare", "advantage"), ("advantage", "plan"),
+)
 # what an insurance or facility field holds that names no one: public plans and kinds of place
 # ("ins: medicare", "insurance: self pay", "facility: home")
 _PUBLIC_PLANS = frozenset("""
