@@ -1553,3 +1553,16 @@ def test_drug_names_are_ordinary_words_never_names():
 )
 def test_insurers_and_agency_fields_in_every_case(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a header field's value after a caller's or contact's label is a name
+        ("CALLER: WILL BAKER (HUSBAND) REPORTS", [("WILL BAKER", "NAME")]),
+        ("caller: will baker (husband) reports", [("will baker", "NAME")]),
+        ("HCP: son, aware", []),
+    ],
+)
+def test_callers_and_contacts_named_after_their_field(nlp, text, expected):
+    assert found(nlp, text) == expected

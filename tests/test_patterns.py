@@ -232,3 +232,16 @@ def test_written_patterns_load_with_the_reader(tmp_path):
 )
 def test_a_day_before_an_abbreviated_month(nlp, text, expected):
     assert ents(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # short suffixes that are also clinical shorthand, after an address's cue only
+        ("Residence: 4 Chestnut Ct, Apt 2", [("4 Chestnut Ct", "STREET"), ("Apt 2", "STREET")]),
+        ("lives at 12 oak ct with wife", [("12 oak ct", "STREET")]),
+        ("s/p 24 hr head ct, neg", []),
+    ],
+)
+def test_courts_and_places_after_an_address_cue(nlp, text, expected):
+    assert ents(nlp, text) == expected

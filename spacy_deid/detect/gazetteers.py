@@ -94,7 +94,7 @@ CUE_BIGRAMS = frozenset(
 )
 CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w name".split())
 # words that name the person of a header field when a colon follows ("pt: x", "re: x")
-COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider".split())
+COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider caller contact hcp poa guardian proxy informant".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
 """.split())

@@ -218,6 +218,8 @@ WORDS_ID = "number_words"  # the value is the match's leading number words ("nin
 # "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
 # cue words are trimmed off, the whole value kept
 ID_VALUE_ID = "id_value"
+# a street after an address's cue: from its house number to its end
+STREET_VALUE_ID = "street_value"
 _ID_RUN_CUES = [
     "mrn", "mr", "mrn#", "mr#", "pid", "id", "record", "number", "acct", "account", "policy", "member",
     # licences, plates, vehicles, devices, clinicians' and plans' numbers ("DRIVERS LICENSE S530-4412-9921",
@@ -496,6 +498,16 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": STREET_SUFFIXES + _DOTTED_SUFFIXES}},
         {"TEXT": ".", "OP": "?"},
     ]},
+    # the short suffixes that are also clinical shorthand ("ct", "pl", "cir", "ter": "24 hr head ct")
+    # after an address's cue: "Residence: 4 Chestnut Ct", "lives at 12 oak ct"
+    *(
+        {"label": "STREET", "id": STREET_VALUE_ID, "pattern": [
+            *cue, {"TEXT": ":", "OP": "?"}, {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
+            {"TEXT": {"REGEX": r"(?i)^[a-z][a-z'\-]+$"}, "IS_STOP": False, "OP": "{1,3}"},
+            {"LOWER": {"IN": ["ct", "ct.", "pl", "pl.", "cir", "cir.", "ter", "ter.", "cres", "hts"]}},
+        ]}
+        for cue in ([{"LOWER": {"IN": ["residence", "address", "addr", "home"]}}], [{"LOWER": {"IN": ["lives", "living", "resides", "moved"]}}, {"LOWER": {"IN": ["at", "to"]}}])
+    ),
     # any USPS suffix after a house number of two or more digits: "9629 richard lake", "018 robert fields"
     {"label": "STREET", "pattern": [
         {"TEXT": {"REGEX": r"(?i)^\d{2,6}[a-z]?$"}},
@@ -631,6 +643,9 @@ def trim_to_value(span: Span) -> Span:
         while end < span.end and (span.doc[end].lower_ in _AGE_WORDS or span.doc[end].text in {"-", "–"}):
             end += 1
         return Span(span.doc, span.start, end, label=span.label_, span_id=span.id_)
+    if span.id_ == STREET_VALUE_ID:  # "Residence: 4 Chestnut Ct": from the house number on
+        start = next(t.i for t in span if any(c.isdigit() for c in t.text))
+        return Span(span.doc, start, span.end, label=span.label_, span_id=span.id_)
     if span.id_ == ID_VALUE_ID:  # cue words off, the whole value kept ("12345-JS")
         start, end = span.start, span.end
         doc = span.doc
@@ -668,7 +683,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = [s for s in spans if s.id_ != CUED_PHONE_ID or (
         sum(c.isdigit() for c in s.text) >= 7 and not any(o.start < s.end and s.start < o.end for o in shaped))]
     chosen = [
-        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
+        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, STREET_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
         for s in filter_spans(spans)
     ]
     chosen = [s for s in chosen if s.label_ != "DATE" or not secondary_to(s)]
