@@ -1566,3 +1566,19 @@ def test_insurers_and_agency_fields_in_every_case(nlp, text, expected):
 )
 def test_callers_and_contacts_named_after_their_field(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a modal verb before a verb or its shorthand is no one's name, after a role word too
+        ("daughter will bring specimen to lab", []),
+        ("CLOSE TO DAUGHTER. WILL F/U W/ PCP", []),
+        ("SW WILL ARRANGE CAB VOUCHER", []),
+        ("son will called back", [("will", "NAME")]),
+        ("dr will aware", [("will", "NAME")]),
+        ("DAUGHTER NANCY WILL BRING IN CLOTHES", [("NANCY", "NAME")]),
+    ],
+)
+def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
+    assert found(nlp, text) == expected

@@ -502,6 +502,8 @@ nanny babysitter guard laborer labourer fisherman farmer server bagger stocker b
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must".split())
+# the verbs notes write as shorthand after a modal ("will f/u", "may d/c")
+_VERB_SHORTHAND = frozenset("f/u d/c f/u. d/c'd".split())
 # base forms of verbs that spaCy lists as stop words ("son mark will call back", "may be")
 _BASE_STOP_VERBS = frozenset("be become call do get give go have keep make move put say see show take".split())
 # a name with an apostrophe inside ("o'neil", "D'Angelo"), one token for spaCy
@@ -902,6 +904,11 @@ class Gazetteer:
             if not (self._name_token(doc, i) or (titled_unknown and self._unknown_word(doc, i))):
                 i += 1
                 continue
+            if self.modal_before_verb(doc, i) and not after_personal_title(doc, i):
+                # "daughter will bring specimen", "SW WILL ARRANGE CAB", "WILL F/U W/ PCP": a
+                # modal verb, after a role word too ("dr will aware" stays a name)
+                i += 1
+                continue
             j = i + 1
             while j < n:
                 # after a title, a name may go on over words no list has ("dr sharnette myrnson")
@@ -926,6 +933,7 @@ class Gazetteer:
             # ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call"; not "JOHN MAY CALLED")
             if j - i > 1 and self.modal_before_verb(doc, j - 1):
                 j -= 1
+
             if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"} and self._extend_name(doc, i, j, mixed_case) == i + 1:
                 i = j  # "using a french catheter", "an allis clamp": a thing ("a david lange concert" stays)
                 continue
@@ -2241,6 +2249,8 @@ class Gazetteer:
             return False
         t = doc[k + 1]
         low = t.lower_
+        if low in _VERB_SHORTHAND or low in {"f", "d"} and k + 2 < len(doc) and doc[k + 2].text.startswith("/"):
+            return True  # "WILL F/U W/ PCP", "will d/c foley"
         if not t.is_alpha or (t.is_stop and low not in _BASE_STOP_VERBS):
             return False
         return self.is_common(low) and not low.endswith("ed") and NAME not in self.tags(low)
