@@ -116,7 +116,7 @@ def _place_forms() -> Dict[str, Set[str]]:
     }
 
 
-CITY_SHORT_NAMES = {"nyc", "philly", "nola", "vegas", "san fran", "chi-town"}
+CITY_SHORT_NAMES = {"nyc", "philly", "nola", "vegas", "san fran", "chi-town", "queens", "bronx", "the bronx", "staten island"}
 
 
 def _places() -> Dict[str, Set[str]]:

@@ -1582,3 +1582,22 @@ def test_callers_and_contacts_named_after_their_field(nlp, text, expected):
 )
 def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # named by "of" after what they are
+        ("Neuro clinic at Our Lady of the Lake in 1 wk", [("Our Lady of the Lake", "HOSPITAL")]),
+        ("Pt prefers Hospice of the Western Reserve.", [("Hospice of the Western Reserve", "HOSPITAL")]),
+        ("graduated college of nursing", []),
+        # a town of two ordinary words after "in"; an insurer before its member's number
+        ("owned salon in garden grove, sold it", [("garden grove", "CITY")]),
+        ("insurance florida blue id xjf882041937", [("florida blue", "ORG")]),
+        ("insurance approved today", []),
+        # a credential ends a name after a field's cue
+        ("crew: fox emt-b arrived", [("fox", "NAME")]),
+    ],
+)
+def test_names_by_of_towns_insurers_and_crews(nlp, text, expected):
+    assert found(nlp, text) == expected

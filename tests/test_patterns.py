@@ -245,3 +245,16 @@ def test_a_day_before_an_abbreviated_month(nlp, text, expected):
 )
 def test_courts_and_places_after_an_address_cue(nlp, text, expected):
     assert ents(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("uti w/ esbl ~feb 20.", [("~feb 20", "DATE")]),
+        ("next visit the 14th.", [("14th", "DATE")]),
+        ("lives on the 2nd floor", []),
+        ("2 story home at 1207 s elm pl, broken arrow", [("1207 s elm pl", "STREET")]),
+    ],
+)
+def test_approximate_months_ordinal_days_and_homes(nlp, text, expected):
+    assert ents(nlp, text) == expected

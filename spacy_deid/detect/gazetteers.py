@@ -73,7 +73,7 @@ guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter so
 law
 dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
-interpreter translator
+interpreter translator navigator poa hcpoa
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
@@ -94,9 +94,10 @@ CUE_BIGRAMS = frozenset(
 )
 CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w name".split())
 # words that name the person of a header field when a colon follows ("pt: x", "re: x")
-COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider caller contact hcp poa guardian proxy informant".split())
+COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider caller contact hcp poa guardian proxy informant crew".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
+emt emt-b emt-p paramedic
 """.split())
 # credentials that are also common words or clinical abbreviations: only after a comma
 WEAK_CREDENTIALS = frozenset("do pt ot pa rd".split())
@@ -130,7 +131,7 @@ COMPANY_WORDS = frozenset("""
 inc inc. llc l.l.c. ltd ltd. plc corp corp. corporation incorporated llp company co. gmbh ag s.a. group holdings
 technologies technology systems software solutions partners associates capital insurance investments bioscience
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
-pharmacy pharmacies logistics vna
+pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
 """.split())
 # legal forms: a company's name whatever words it is made of
@@ -912,6 +913,8 @@ class Gazetteer:
             j = i + 1
             while j < n:
                 # after a title, a name may go on over words no list has ("dr sharnette myrnson")
+                if doc[j].lower_.rstrip(".") in CREDENTIALS and j > i:
+                    break  # "CREW: FOX EMT-B, J. RAY PARAMEDIC": the credential ends the name
                 if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)) or (
                     # (not a dictionary's word after it: "no le edema")
                     j == i + 1 and self._foreign_first_name(doc, i) and self._unknown_word(doc, j)
@@ -1169,7 +1172,11 @@ class Gazetteer:
                 continue
             if span.label_ == STATE and len(span) == 1 and ambiguous and not self._location_context(doc, span):
                 continue
-            if ambiguous and span.label_ != STATE and not self._location_context(doc, span):
+            if ambiguous and span.label_ != STATE and not self._location_context(doc, span) and not (
+                # a town of two ordinary words after "in", "from", "near" ("owned salon in garden
+                # grove", "lives in broken arrow"; one word needs more: "in mesa", "in bend")
+                len(span) >= 2 and span.start > 0 and doc[span.start - 1].lower_ in {"in", "from", "near"}
+            ):
                 continue
             # a place and a hospital word are a hospital's name ("CHICAGO MED", "our new york
             # clinic", "dallas facility")
@@ -1381,8 +1388,39 @@ class Gazetteer:
                     if end < n and lowers[end] in {"'s", "’s"}:
                         end += 1
                     out.append(Span(doc, i, end, label=HOSPITAL))
+        out.extend(self._named_by_of(doc, lowers))
         out.extend(self._hospitals_before_unit(doc, lowers))
         out.extend(self._branches_of_places(doc, lowers, mixed_case))
+        return out
+
+    def _named_by_of(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """HOSPITAL and ORG spans named by "of" and one to three words after a word that says
+        what they are: "Our Lady of the Lake", "HOSPICE OF THE WESTERN RESERVE" (any words),
+        "university of kansas", "college of the holy cross" (a word a list has or no
+        dictionary has among them: "college of nursing" names none). No stop word but "the"
+        after "of", no clinical or calendar word."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(n - 2):
+            if lowers[i + 1] != "of":
+                continue
+            if lowers[i] == "lady" and i > 0 and lowers[i - 1] == "our":
+                start, label, any_words = i - 1, HOSPITAL, True
+            elif lowers[i] == "hospice":
+                start, label, any_words = i, HOSPITAL, True
+            elif lowers[i] in {"university", "college"}:
+                start, label, any_words = i, ORG, False
+            else:
+                continue
+            j = i + 2 + (i + 2 < n and lowers[i + 2] == "the")
+            end = j
+            while end < n and end - j < 3 and doc[end].is_alpha and not doc[end].is_stop \
+                    and not self.clinical_term(lowers[end]) and lowers[end] not in CALENDAR_WORDS:
+                end += 1
+                if "\n" in doc[end - 1].whitespace_:
+                    break
+            if end > j and (any_words or any(self.tags(lowers[k]) or not self.is_common(lowers[k]) for k in range(j, end))):
+                out.append(Span(doc, start, end, label=label))
         return out
 
     def _branches_of_places(self, doc: Doc, lowers: List[str], mixed_case: bool) -> List[Span]:
@@ -1746,7 +1784,8 @@ class Gazetteer:
             if doc[i].lower_ not in _ORG_FIELDS:
                 continue
             field = doc[i + 1].text == ":"
-            if not field and doc[i].lower_ not in {"pharmacy", "pharm"}:
+            insurer = not field and doc[i].lower_ in {"insurance", "insurer", "ins"}
+            if not field and not insurer and doc[i].lower_ not in {"pharmacy", "pharm"}:
                 continue
             j = i + 1 + field
             while j < n and (doc[j].is_space or not field and doc[j].lower_ in {"(", "-", "is", "="}):
@@ -1756,7 +1795,7 @@ class Gazetteer:
                 t = doc[end]
                 if not (t.is_alpha or t.text in {"&", "-", "'s", "’s"} or t.like_num and end > j):
                     break
-                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS or t.lower_ in _ID_FIELD_WORDS:
+                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS or _id_word_at(doc, end):
                     break  # ("HARVARD PILGRIM MEMBER ID ...": the number is the id rules')
                 end += 1
             while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
@@ -1764,6 +1803,12 @@ class Gazetteer:
             words = [t.lower_ for t in doc[j:end] if t.is_alpha]
             # a public plan or a kind of place names no one ("ins: medicare", "facility: home")
             if all(w in _PUBLIC_PLANS or w in _GENERIC_FACILITY for w in words):
+                continue
+            if insurer:
+                # "INSURANCE FLORIDA BLUE ID XJF882041937": with no colon, an insurer's name only
+                # before its member's number ("insurance approved", "insurance pending" name none)
+                if words and end < n and _id_word_at(doc, end):
+                    out.append(Span(doc, j, end, label=ORG))
                 continue
             if not field:
                 # after "pharmacy" with no field's colon ("outpt pharmacy cvs in woburn", "my
@@ -2627,7 +2672,7 @@ _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
 _INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")
 _PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane".split())
-_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace".split())
+_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace hwy pike turnpike".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
@@ -2740,7 +2785,7 @@ _PLAN_KINDS = frozenset("dental vision medical drug prescription group individua
 # what follows an insurer's name and says it is one ("tufts health plan", "BLUE CROSS BLUE SHIELD
 # PPO", "mvp medicare supplement"): one word, or two
 _INSURER_TAILS: Tuple[Tuple[str, ...], ...] = (
-    ("ppo",), ("hmo",), ("health", "plan"), ("medicare", "supplement"), ("medicare", "advantage"), ("advantage", "plan"),
+    ("ppo",), ("hmo",), ("health", "plan"), ("medicare", "supplement"), ("medicare", "advantage"), ("medicare", "adv"), ("advantage", "plan"),
 )
 # what an insurance or facility field holds that names no one: public plans and kinds of place
 # ("ins: medicare", "insurance: self pay", "facility: home")
@@ -2751,6 +2796,13 @@ part a b c d advantage supplement supplemental secondary primary
 # the words after an insurer's name that start its member's number
 _ID_FIELD_WORDS = frozenset("member id policy group subscriber mrn acct account number no #".split())
 _INNER_ORG_WORDS = frozenset("and & of the".split())
+
+
+def _id_word_at(doc: Doc, k: int) -> bool:
+    """Whether an id's word starts at ``doc[k]`` ("member", "ID"; lower-case "id" is "i" "d"
+    for spaCy's tokenizer, which reads it as "I'd")."""
+    low = doc[k].lower_
+    return low in _ID_FIELD_WORDS or (low == "i" and k + 1 < len(doc) and doc[k + 1].lower_ == "d" and not doc[k].whitespace_)
 PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")

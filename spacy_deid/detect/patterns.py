@@ -69,7 +69,8 @@ _ORDINAL_WORDS = [
 ]
 # a month name, its abbreviation with its period as one token ("Oct.") or two in single-case
 # text ("oct" "."): the optional _DOT after it
-_MONTH = {"LOWER": {"IN": _MONTHS + [m + "." for m in _MONTHS[12:]]}}
+# (a tilde glued to it is "about": "~feb 20" is one token for the tokenizer)
+_MONTH = {"LOWER": {"IN": _MONTHS + [m + "." for m in _MONTHS[12:]] + ["~" + m for m in _MONTHS]}}
 _DOT = {"TEXT": ".", "OP": "?"}
 _DAY_MONTH_ABBREVIATIONS = [m for m in _MONTHS[12:] if m not in ("mar", "dec")] + ["jan.", "feb.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.", "oct.", "nov."]
 _URL_START = {"TEXT": {"REGEX": r"(?i)^(https?://|www\.)\w"}}
@@ -318,6 +319,13 @@ PHI_PATTERNS: List[Dict] = [
         {"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": {"IN": _DAY_MONTH_ABBREVIATIONS}}, _DOT,
     ]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"^{_DAY_NUM}$"}}, _MONTH, _DOT, {"TEXT": ",", "OP": "?"}, *_YEARISH[0]]},
+    # an ordinal day after a date's cue and "the", before punctuation or a time ("next visit the
+    # 14th.", "on the 3rd at 2pm"; not "on the 2nd floor")
+    {"label": "DATE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["on", "by", "until", "since", "before", "after", "visit", "appt", "appointment", "thru", "through"]}},
+        {"LOWER": "the"}, {"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)$"}},
+        {"LOWER": {"IN": [".", ",", ";", ")", "at", "@", "and", "or"]}},
+    ]},
     # a day written as a word: "march third", "the twenty-fourth of march", "third of march"
     *(
         {"label": "DATE", "pattern": pattern}
@@ -503,10 +511,14 @@ PHI_PATTERNS: List[Dict] = [
     *(
         {"label": "STREET", "id": STREET_VALUE_ID, "pattern": [
             *cue, {"TEXT": ":", "OP": "?"}, {"TEXT": {"REGEX": r"(?i)^\d{1,6}[a-z]?$"}},
+            {"TEXT": {"REGEX": r"(?i)^([nsew]\.?|north|south|east|west)$"}, "OP": "?"},
             {"TEXT": {"REGEX": r"(?i)^[a-z][a-z'\-]+$"}, "IS_STOP": False, "OP": "{1,3}"},
             {"LOWER": {"IN": ["ct", "ct.", "pl", "pl.", "cir", "cir.", "ter", "ter.", "cres", "hts"]}},
         ]}
-        for cue in ([{"LOWER": {"IN": ["residence", "address", "addr", "home"]}}], [{"LOWER": {"IN": ["lives", "living", "resides", "moved"]}}, {"LOWER": {"IN": ["at", "to"]}}])
+        for cue in (
+            [{"LOWER": {"IN": ["residence", "address", "addr", "home"]}}],
+            [{"LOWER": {"IN": ["lives", "living", "resides", "moved", "home", "house", "apartment"]}}, {"LOWER": {"IN": ["at", "to"]}}],
+        )
     ),
     # any USPS suffix after a house number of two or more digits: "9629 richard lake", "018 robert fields"
     {"label": "STREET", "pattern": [
