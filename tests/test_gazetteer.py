@@ -302,6 +302,12 @@ def _with_ents(nlp, text, ents):
         ("nissen at baystate in '09 (aborted)", ("'09", "DATE"), True),
         ("wound clinic on the 14th.", ("the 14th", "DATE"), True),
         ("served in the army 2009-2015", ("2009-2015", "DATE"), True),
+        # a number alone, or one before a unit, is no date
+        ("WHITE COUNT DOWN TO 14 FROM 19. ON ZOSYN", ("14", "DATE"), False),
+        ("BNP 1880 (from 3240).", ("3240", "DATE"), False),
+        ("wound 2 x 2.1 cm, tunneling 3 cm at 12", ("tunneling 3", "DATE"), False),
+        # a hyphenated eponym is no one
+        ("TO-DRY, JACKSON-PRATT LUQ 60 ML", ("JACKSON", "DOCTOR"), False),
         # a decimal is a value, no place or organisation
         ("WBC 16.2 (FROM 12.1), CR 1.4", ("12.1", "LOCATION"), False),
         ("82.4 kg (from 86.1 on admit)", ("86.1", "ORGANIZATION"), False),
@@ -1600,4 +1606,21 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
     ],
 )
 def test_names_by_of_towns_insurers_and_crews(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # hyphenated eponyms name scores, drains and procedures; double-barrelled surnames stay
+        ("sah, hunt-hess 3, fisher 4", []),
+        ("JACKSON-PRATT LUQ 60 ML", []),
+        ("s/p roux-en-y gastric bypass", []),
+        ("dr smith-jones aware", [("smith-jones", "NAME")]),
+        # scores and weights of clinical shorthand, credentials
+        ("gcs 15, glasgow 6 on arrival", []),
+        ("wt 94.2 kg (edw 91.0)", []),
+    ],
+)
+def test_hyphenated_eponyms_and_shorthand_are_no_names(nlp, text, expected):
     assert found(nlp, text) == expected

@@ -97,7 +97,7 @@ CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w n
 COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider caller contact hcp poa guardian proxy informant crew".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
-emt emt-b emt-p paramedic
+emt emt-b emt-p paramedic cwocn cwon cwcn
 """.split())
 # credentials that are also common words or clinical abbreviations: only after a comma
 WEAK_CREDENTIALS = frozenset("do pt ot pa rd".split())
@@ -304,7 +304,7 @@ living residence program
 # not the words hospitals are named with, "Memorial Hospital", "General Hospital")
 _GENERIC_FACILITY = (
     HOSPITAL_WORDS | _FACILITY_WORDS | NOT_HOSPITAL_NAME
-    | frozenset("nursing assisted skilled acute care recovery room pacu floor unit team service services dept department".split())
+    | frozenset("nursing assisted skilled acute urgent care recovery room pacu floor unit team service services dept department".split())
 ) - HOSPITAL_NAME_WORDS
 # what an employer field holds when it names no employer
 _NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
@@ -1974,6 +1974,10 @@ class Gazetteer:
             return True
         if _ENTITY_NOISE.search(span.text):
             return False
+        if category != "DATE" and "-" in doc[max(0, span.start - 2) : span.end + 2].text:
+            around = re.sub(r"\s*-\s*", "-", doc[max(0, span.start - 2) : span.end + 2].text.lower())
+            if any(e in around for e in _HYPHENATED_EPONYMS):
+                return False  # "JACKSON-PRATT" as a doctor, "Hunt-Hess" as a person: an eponym
         if category == "LOCATION" and len(span) == 2 and span[0].is_digit and len(span[0].text) <= 3 and span[1].is_alpha \
                 and self.is_common(span[1].lower_) and span[1].lower_.rstrip(".") not in STREET_SUFFIXES \
                 and not self.tags(span[1].lower_):
@@ -2012,6 +2016,8 @@ class Gazetteer:
                 return False
             if not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) and self._labelled_number(doc, span):
                 return False  # "PRAM SCORE 4. TOLERATING PO", "ESI 3", "Aldrete 9", "since 1000" (a time)
+            if span.end < len(doc) and doc[span.end].lower_ in _MEASURE_UNITS:
+                return False  # "tunneling 3 cm": a measurement, its unit after the entity
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -2105,6 +2111,8 @@ class Gazetteer:
         number = numbers[0]
         if number.i + 1 < len(doc) and doc[number.i + 1].lower_ in {"am", "pm", "a.m.", "p.m.", "a", "p"}:
             return False  # "seen 3pm today": a time written as one, taken with the dates
+        if len(span) == 1 and number.text.isdigit() and (len(number.text) <= 2 or len(number.text) == 4):
+            return True  # "WHITE COUNT DOWN TO 14 FROM 19", "BNP 1880 (from 3240)", "on 5150": a number alone
         if len(span) == 1 and _CLOCK_TIME.match(number.text):
             return True
         k = number.i - 1
@@ -2568,6 +2576,11 @@ class Gazetteer:
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
         )
+        # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
+        # "jackson-pratt drain")
+        eponyms = _hyphenated_eponym_tokens(doc)
+        if eponyms:
+            spans = [sp for sp in spans if not (sp.label_ in _BUILT_IN and eponyms.intersection(range(sp.start, sp.end)))]
         # a kind of facility names no one ("from nursing home", "to rehab facility"), and a country
         # or state no name list has is no one's name ("born in Port-au-Prince, Haiti")
         spans = [
@@ -2768,7 +2781,8 @@ _ORDINAL = re.compile(r"(?i)^\d{1,2}(st|nd|rd|th)$")
 _ORDINAL_THINGS = frozenset("""
 floor flr fl degree grade line time times dose doses opinion toe toes finger fingers rib ribs ics
 intercostal nerve cranial generation trimester percentile cycle round attempt try year yr grader
-metatarsal digit ray lumbar cervical thoracic sacral ventricle heart sound branch order party person
+metatarsal digit ray lumbar cervical thoracic sacral ventricle heart sound branch order party person choice
+hr hour stage
 """.split())
 _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
     "mon tue tues wed thu thur thurs fri sat sun "
@@ -2796,6 +2810,34 @@ part a b c d advantage supplement supplemental secondary primary
 # the words after an insurer's name that start its member's number
 _ID_FIELD_WORDS = frozenset("member id policy group subscriber mrn acct account number no #".split())
 _INNER_ORG_WORDS = frozenset("and & of the".split())
+
+
+# eponyms of two or three surnames joined by hyphens: scores, signs, syndromes, devices and
+# procedures, which the name rules would take for a double-barrelled surname
+_HYPHENATED_EPONYMS = frozenset("""
+hunt-hess jackson-pratt child-pugh child-turcotte-pugh swan-ganz roux-en-y guillain-barre guillain-barré
+wolff-parkinson-white cheyne-stokes mallory-weiss stevens-johnson osgood-schlatter legg-calve-perthes
+charcot-marie-tooth creutzfeldt-jakob ehlers-danlos henoch-schonlein lambert-eaton osler-weber-rendu
+wernicke-korsakoff zollinger-ellison brown-sequard dandy-walker arnold-chiari budd-chiari
+sengstaken-blakemore austin-flint graham-steell kimmelstiel-wilson marcus-gunn hill-sachs bankart-perthes
+holt-oram peutz-jeghers von-willebrand mccune-albright beckwith-wiedemann prader-willi smith-lemli-opitz
+""".split())
+
+
+def _hyphenated_eponym_tokens(doc: Doc) -> Set[int]:
+    """The tokens of the hyphenated eponyms in ``doc`` ("Hunt-Hess", "JACKSON-PRATT": the
+    tokenizer splits them at their hyphens)."""
+    out: Set[int] = set()
+    n = len(doc)
+    for i in range(n - 2):
+        if doc[i + 1].text != "-" or not doc[i].is_alpha:
+            continue
+        for parts in (5, 3):  # "roux-en-y", "wolff-parkinson-white"; "hunt-hess"
+            end = i + parts
+            if end <= n and "".join(t.text for t in doc[i:end]).lower() in _HYPHENATED_EPONYMS:
+                out.update(range(i, end))
+                break
+    return out
 
 
 def _id_word_at(doc: Doc, k: int) -> bool:
