@@ -642,8 +642,9 @@ def test_word_state_codes_and_patient_words_in_every_case(nlp, text, expected):
 
 
 def test_a_ner_age_or_date_run_over_a_name_is_cut_before_it(nlp):
+    # (what is left, an age under 90 in ordinary words, is no date either)
     doc = _with_ents(nlp, "A 6-YEAR-OLD MALE, MICHAEL SMITH, WHO VISITED", [("6-YEAR-OLD MALE, MICHAEL SMITH", "DATE")])
-    assert [(e.text, e.label_) for e in doc.ents] == [("6-YEAR-OLD MALE", "DATE")]
+    assert [(e.text, e.label_) for e in doc.ents] == []
     doc = _with_ents(nlp, "epilepsy, lisa m., treated at home", [("epilepsy, lisa m., treated", "DATE")])
     assert not doc.ents and [s.text for s in doc.spans["phi_gazetteer"]] == ["lisa m."]
     # a name, place or organisation is cut where a name crosses its edge
@@ -1624,3 +1625,25 @@ def test_names_by_of_towns_insurers_and_crews(nlp, text, expected):
 )
 def test_hyphenated_eponyms_and_shorthand_are_no_names(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # a date's entity loses the words around it that are no date's
+        ("SERVED IN ARMY 1990-2012, 2 DEPLOYMENTS", ("ARMY 1990-2012", "DATE"), [("1990-2012", "DATE")]),
+        ("SEEN AT VA PTSD CLINIC UNTIL 2019, LOST", ("UNTIL 2019", "DATE"), [("2019", "DATE")]),
+        ("seen early march 2019 by pcp", ("early march 2019", "DATE"), [("early march 2019", "DATE")]),
+        # numbers among ordinary words are no date; an address's words no list has stay
+        ("f w/ sah, hunt-hess 3, fisher 4, s/p coiling", ("3, fisher 4, s", "DATE"), []),
+        ("Please update the billing address with 54 Soo 36", ("54 Soo 36", "DATE"), [("54 Soo 36", "DATE")]),
+        # measurements, ranges and times are no contact
+        ("evd open at 10 cmh2o, draining 8-12 ml/hr", ("10 cmh2o, draining 8-12 ml", "PHONE"), []),
+        ("bs log 140-210, pt admits", ("140-210", "PHONE"), []),
+        ("ativan 1 mg po x1 at 2200 w/ good effect", ("2200", "PHONE"), []),
+        ("call 617-555-0120 ext 4418 today", ("617-555-0120 ext 4418", "PHONE"), [("617-555-0120 ext 4418", "PHONE")]),
+    ],
+)
+def test_dates_and_contacts_of_a_ner_by_their_form(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [(e.text, e.label_) for e in doc.ents] == expected

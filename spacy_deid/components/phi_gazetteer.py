@@ -41,7 +41,7 @@ from spacy_deid.detect.gazetteers import (
     TITLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, has_title_before, is_mixed_case, shorthand_token, zipf
+from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.surrogates.names import NAME_PARTICLES
@@ -930,7 +930,11 @@ class PhiGazetteer(Pipe):
                 end -= 1
             # a date starts and ends with no shift or setting ("7p-7a 4/5": the shift is kept)
             if category == "DATE":
-                start, end = _trim(doc, start, end, lambda t: shorthand_token(t.text), keep=1)
+                # nor over words around it that are no date's ("SERVED IN ARMY 1990-2012", "UNTIL
+                # 2019", "s/p whipple 2021": the years alone are shifted, the words stay)
+                start, end = _trim(
+                    doc, start, end, lambda t: shorthand_token(t.text) or (t.is_alpha and not date_word(t.lower_)), keep=1
+                )
             # nor over the words of a letter around a name ("Dear Dr. Whitfield, Thank you",
             # "Sincerely, Elena Petrova")
             if category == "NAME":

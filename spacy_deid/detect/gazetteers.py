@@ -1964,6 +1964,19 @@ class Gazetteer:
         if category == "CONTACT":
             if not _contact_form(span):
                 return False  # "New York City" as a PHONE, "Presbyterian" as an EMAIL
+            if not any(c in span.text for c in "@/") and "www" not in span.text.lower() and any(
+                t.is_alpha and t.lower_ not in DIGIT_WORDS and (
+                    t.lower_ in _MEASURE_UNITS or t.lower_ in _TIME_SPAN_WORDS
+                    or (self.is_common(t.lower_) and t.lower_ not in _CONTACT_CUE_WORDS and t.lower_ not in {"ext", "x", "extension"})
+                )
+                for t in span
+            ):
+                return False  # "10 cmh2o, draining 8-12 ml", "104 x 2 days": measurements, no phone
+            if _NUMBER_RANGE.match(span.text) or (
+                len(span) == 1 and _CLOCK_TIME.match(span.text) and span.start > 0
+                and doc[span.start - 1].lower_ in {"at", "@", "since", "until", "by", "from", "to"}
+            ):
+                return False  # "bs log 140-210": a range; "x1 at 2200": a time
             # "teeth #2 and #19": a contact has a letter (an e-mail, a URL), four digits or
             # more, or is a group of a number beside it ("Phone: 88 165 40 96")
             if any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4:
@@ -2018,6 +2031,14 @@ class Gazetteer:
                 return False  # "PRAM SCORE 4. TOLERATING PO", "ESI 3", "Aldrete 9", "since 1000" (a time)
             if span.end < len(doc) and doc[span.end].lower_ in _MEASURE_UNITS:
                 return False  # "tunneling 3 cm": a measurement, its unit after the entity
+            words = [t for t in span if t.is_alpha]
+            if words and not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) \
+                    and not _DATE_SHAPE.search(doc[max(0, span.start - 1) : span.end + 1].text) \
+                    and all((get_string_id(t.lower_) in dictionary_words() or self.clinical_term(t.lower_)) and len(t.text) > 1
+                            for t in words):
+                # numbers among ordinary words, no date's shape: "hunt-hess 3, fisher 4, s/p" (the
+                # NER's dates over addresses keep their words no list has: "54 Soo 36")
+                return False
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
@@ -2768,6 +2789,20 @@ def _bare_amount(span: Span, common: Callable[[str], bool]) -> bool:
         if t.is_alpha and not common(t.lower_):
             return False  # "69 Roheline 43": a name no word list has (an address, not an amount)
     return True
+
+
+# the words a date is written with besides its months, weekdays and holidays ("early march",
+# "the 5th of may", "3 days ago", "new year's eve")
+_DATE_WORDS = frozenset("""
+of the early mid late end beginning last next this ago day days eve year years yr yrs month months week weeks
+spring summer fall autumn winter new 's ’s
+""".split())
+
+
+def date_word(low: str) -> bool:
+    """Whether the lower-case word ``low`` can stand at the edge of a date ("march", "tues",
+    "early", "ago"; not "army", "until", "whipple")."""
+    return low.rstrip(".") in _CALENDAR_FORMS or low in _DATE_WORDS or bool(_DATE_WORD_FORM.match(low))
 
 
 def shorthand_token(text: str) -> bool:
