@@ -99,6 +99,16 @@ def test_a_shift_is_never_whole_weeks():
     assert {DateShifter(KEYER, 7, 7).days_for(f"patient:{i}") for i in range(5)} == {7}  # no other value
 
 
+def test_a_shift_is_never_a_whole_year():
+    """A shift of 365 or 366 days would keep a birthday's month and day ("DOB 12/14/1994" ->
+    "12/14/1995") and leave every date without a year as written ("seen on 3/28")."""
+    shifter = DateShifter(KEYER, -366, 366)
+    days = {shifter.days_for(f"patient:{i}") for i in range(5000)}
+    assert not days & {365, 366, -365, -366} and len(days) > 500
+    yearless = shift_date("3/28", next(d for d in days if abs(d) > 300)).text
+    assert yearless != "3/28"
+
+
 @given(st.sampled_from(["2021", "1990s", "3 days", "2 weeks ago", "today", "10:30", "31/14/21", "42/40/40"]))
 def test_years_and_durations_are_kept(text):
     assert shift_date(text, 30).action == "keep"

@@ -150,6 +150,10 @@ def _outside_longer(run: Span, entities) -> List[Span]:
     return [piece for piece in _pieces(run.doc, run, covered.__contains__) if any(c.isalnum() for c in piece.text)]
 
 
+# the sides of a ward after its number ("7 south"), which a date's trimming leaves
+_COMPASS_SIDES = frozenset("north south east west n s e w".split())
+
+
 def _trim(doc: Doc, start: int, end: int, drop: Callable, keep: int = 0) -> Tuple[int, int]:
     """``(start, end)`` without the tokens at either edge that ``drop`` or that hold no
     letter or digit, keeping ``keep`` tokens at least."""
@@ -932,9 +936,12 @@ class PhiGazetteer(Pipe):
             if category == "DATE":
                 # nor over words around it that are no date's ("SERVED IN ARMY 1990-2012", "UNTIL
                 # 2019", "s/p whipple 2021": the years alone are shifted, the words stay)
-                start, end = _trim(
-                    doc, start, end, lambda t: shorthand_token(t.text) or (t.is_alpha and not date_word(t.lower_)), keep=1
-                )
+                # (a word no list has stays: the NER's dates over wards and addresses are PHI
+                # whatever their label, "came up from skoberg 7 south")
+                start, end = _trim(doc, start, end, lambda t: shorthand_token(t.text) or (
+                    t.is_alpha and not date_word(t.lower_) and (self._gazetteer.is_common(t.lower_) or self._gazetteer.clinical_term(t.lower_))
+                    and t.lower_ not in _COMPASS_SIDES
+                ), keep=1)
             # nor over the words of a letter around a name ("Dear Dr. Whitfield, Thank you",
             # "Sincerely, Elena Petrova")
             if category == "NAME":

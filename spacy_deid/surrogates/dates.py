@@ -419,9 +419,10 @@ def parse_date(text: str) -> Optional[Tuple[dt.date, bool]]:
 class DateShifter:
     """One keyed shift per patient (or per document without a patient id).
 
-    A shift is never 0 and never a whole number of weeks, where the range has
-    other values: a shift of 7k days would leave every weekday of the notes
-    ("seen on Tuesday") as written.
+    A shift is never 0, never a whole number of weeks and never a whole year (365 or
+    366 days), where the range has other values: a shift of 7k days would leave every
+    weekday of the notes ("seen on Tuesday") as written, one of a year every month and
+    day ("DOB 12/14/1994" -> "12/14/1995", "seen on 3/28" unchanged).
 
     keyer (Keyer): the salted hash.
     min_days (int): smallest shift (may be negative).
@@ -437,7 +438,7 @@ class DateShifter:
         self.min_days = min_days
         self.max_days = max_days
         values = [d for d in range(min_days, max_days + 1) if d != 0]
-        self._values = [d for d in values if d % 7] or values
+        self._values = [d for d in values if d % 7 and abs(d) not in (365, 366)] or values
 
     def days_for(self, scope: str) -> int:
         """The shift of ``scope`` (``patient:ID`` or ``doc:ID``), never 0."""
