@@ -1640,6 +1640,7 @@ def test_hyphenated_eponyms_and_shorthand_are_no_names(nlp, text, expected):
         # measurements, ranges and times are no contact
         ("evd open at 10 cmh2o, draining 8-12 ml/hr", ("10 cmh2o, draining 8-12 ml", "PHONE"), []),
         ("bs log 140-210, pt admits", ("140-210", "PHONE"), []),
+        ("THE RESTAURANT IS AT 5521 119 COUNTESS CLOSE", ("5521 119 COUNTESS CLOSE", "PHONE"), [("5521 119 COUNTESS CLOSE", "PHONE")]),
         ("ativan 1 mg po x1 at 2200 w/ good effect", ("2200", "PHONE"), []),
         ("call 617-555-0120 ext 4418 today", ("617-555-0120 ext 4418", "PHONE"), [("617-555-0120 ext 4418", "PHONE")]),
     ],

@@ -44,6 +44,7 @@ from spacy_deid.detect.gazetteers import (
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
+from spacy_deid.detect.patterns import STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
 from spacy_deid.util import memory_zone, pipe_each
@@ -940,7 +941,7 @@ class PhiGazetteer(Pipe):
                 # whatever their label, "came up from skoberg 7 south")
                 start, end = _trim(doc, start, end, lambda t: shorthand_token(t.text) or (
                     t.is_alpha and not date_word(t.lower_) and (self._gazetteer.is_common(t.lower_) or self._gazetteer.clinical_term(t.lower_))
-                    and t.lower_ not in _COMPASS_SIDES
+                    and t.lower_ not in _COMPASS_SIDES and t.lower_.rstrip(".") not in STREET_SUFFIXES
                 ), keep=1)
             # nor over the words of a letter around a name ("Dear Dr. Whitfield, Thank you",
             # "Sincerely, Elena Petrova")
@@ -1029,7 +1030,14 @@ class PhiGazetteer(Pipe):
                 label, category = self.vocab.strings.add(HOSPITAL), "ORGANIZATION"
             span = ent if (start, end, label) == (ent.start, ent.end, ent.label) else Span(doc, start, end, label=label)
             changed = changed or span is not ent
-            if start < end and self._gazetteer.plausible_entity(doc, span, category):
+            # (a date is checked as the NER wrote it too: its words tell a range of values from
+            # a date's, "1-2 assist oob", before the trimming takes them off)
+            trimmed_words = category == "DATE" and any(
+                t.is_alpha for t in ent if not start <= t.i < end
+            )
+            if start < end and self._gazetteer.plausible_entity(doc, span, category) and (
+                not trimmed_words or self._gazetteer.plausible_entity(doc, ent, category)
+            ):
                 kept.append(span)
             else:
                 rejected.append(ent)

@@ -1964,14 +1964,14 @@ class Gazetteer:
         if category == "CONTACT":
             if not _contact_form(span):
                 return False  # "New York City" as a PHONE, "Presbyterian" as an EMAIL
-            if not any(c in span.text for c in "@/") and "www" not in span.text.lower() and any(
-                t.is_alpha and t.lower_ not in DIGIT_WORDS and (
-                    t.lower_ in _MEASURE_UNITS or t.lower_ in _TIME_SPAN_WORDS
-                    or (self.is_common(t.lower_) and t.lower_ not in _CONTACT_CUE_WORDS and t.lower_ not in {"ext", "x", "extension"})
-                )
+            address = any(t.lower_.rstrip(".") in STREET_SUFFIXES or t.lower_ in _UNIT_WORDS for t in span)
+            if not address and not any(c in span.text for c in "@/") and "www" not in span.text.lower() and any(
+                t.is_alpha and t.lower_ not in DIGIT_WORDS and (t.lower_ in _MEASURE_UNITS or t.lower_ in _TIME_SPAN_WORDS)
                 for t in span
             ):
-                return False  # "10 cmh2o, draining 8-12 ml", "104 x 2 days": measurements, no phone
+                # "10 cmh2o, draining 8-12 ml", "104 x 2 days": measurements, no phone (an address
+                # the NER calls a phone stays: "5521 119 COUNTESS CLOSE")
+                return False
             if _NUMBER_RANGE.match(span.text) or (
                 len(span) == 1 and _CLOCK_TIME.match(span.text) and span.start > 0
                 and doc[span.start - 1].lower_ in {"at", "@", "since", "until", "by", "from", "to"}
@@ -2034,10 +2034,12 @@ class Gazetteer:
             words = [t for t in span if t.is_alpha]
             if words and not any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span) \
                     and not _DATE_SHAPE.search(doc[max(0, span.start - 1) : span.end + 1].text) \
-                    and all((get_string_id(t.lower_) in dictionary_words() or self.clinical_term(t.lower_)) and len(t.text) > 1
-                            for t in words):
+                    and all(get_string_id(t.lower_) in dictionary_words() or self.clinical_term(t.lower_)
+                            for t in words if len(t.text) > 1) \
+                    and not any(t.lower_.rstrip(".") in STREET_SUFFIXES or t.lower_ in _UNIT_WORDS for t in words):
                 # numbers among ordinary words, no date's shape: "hunt-hess 3, fisher 4, s/p" (the
-                # NER's dates over addresses keep their words no list has: "54 Soo 36")
+                # NER's dates over addresses keep their words no list has and their street words:
+                # "54 Soo 36", "5521 119 COUNTESS CLOSE")
                 return False
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
