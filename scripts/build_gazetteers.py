@@ -75,6 +75,14 @@ def _faker_names(world: bool = True) -> Dict[str, Set[str]]:
                 out.update(n.lower() for n in entries)
             else:
                 out.update(w for w in (n.lower() for n in entries) if len(w) >= 3 and _latin(w))
+    if world:
+        # the romanized names of the Japanese and Chinese providers ("tanaka", "watanabe",
+        # "zhang"), and the Vietnamese ones without their accents as US notes write them
+        # ("nguyen", "pham", "duong")
+        for loc, first_key, last_key in ROMANIZED_LOCALES:
+            provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+            for key, out in ((first_key, first), (last_key, last)):
+                out.update(w for w in (_fold(n).lower() for n in getattr(provider, key, ())) if len(w) >= 3 and _latin(w))
     # the names notes give a patient whose name is not known yet ("JOHN DOE", "jane roe"):
     # no Faker locale lists them
     last |= PLACEHOLDER_SURNAMES
@@ -82,6 +90,13 @@ def _faker_names(world: bool = True) -> Dict[str, Set[str]]:
 
 
 PLACEHOLDER_SURNAMES = {"doe", "roe"}
+# the providers whose names in Latin letters are in lists of their own, and those lists
+ROMANIZED_LOCALES = (
+    ("ja_JP", "first_romanized_names", "last_romanized_names"),
+    ("zh_CN", "first_romanized_names", "last_romanized_names"),
+    ("zh_TW", "first_romanized_names", "last_romanized_names"),
+    ("vi_VN", "first_names", "last_names"),
+)
 
 
 def _world_names(english: Dict[str, Set[str]], every: Dict[str, Set[str]], words: Set[str]) -> Dict[str, Set[str]]:

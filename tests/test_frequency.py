@@ -591,6 +591,16 @@ def test_a_nursing_shift_and_a_range_of_vitals_are_never_rare():
     stay: they identify no one; a rare number beside them is still masked."""
     records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
     nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
-    masked = masked_words(nlp, "NPN 7P-7A. npn 11p-7a: hr 80s-90s, SBP 120S-180S, bed 4471, HD2, POD#1, dol3")
-    assert not {"7P-7A", "11p-7a", "80s-90s", "120S-180S", "HD2", "POD#1", "dol3"} & set(masked)
+    masked = masked_words(nlp, "NPN 7P-7A. npn 11p-7a: hr 80s-90s, SBP 120S-180S, bed 4471, HD2, POD#1, dol3, bp 120s/70s, rass -2, ac 500x16")
+    assert not {"7P-7A", "11p-7a", "80s-90s", "120S-180S", "HD2", "POD#1", "dol3", "120s/70s", "-2", "500x16"} & set(masked)
     assert "4471" in masked
+
+
+def test_clock_times_of_a_shift_are_never_rare():
+    """"0700-1900" heads a nursing note and "0930" times a dose: hours, no one's; years
+    ("2000-2010") and the groups of a phone number ("555-0137") stay rare items."""
+    records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
+    nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
+    masked = masked_words(nlp, "micu npn 0700-1900. npn 1900 - 0700. lasix at 0930, hd 2200-0200. served 2000-2010. call 555-0137")
+    assert not {"0700", "1900", "0930", "2200", "0200"} & set(masked)
+    assert {"2000", "2010", "0137"} <= set(masked)

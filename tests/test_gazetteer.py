@@ -1490,7 +1490,7 @@ def test_doses_and_scores_are_no_dates(nlp, text, ent, kept):
         # "st" before an ECG's words is no saint, and a dictionary's word after a name is no surname
         ("ecg w/ st dep v4-v6, ST ELEV in II", []),
         ("transferred from st elizabeths today", [("st elizabeths", "HOSPITAL")]),
-        ("pe: lungs cta, no jvd, no le edema.", [("le", "NAME")]),
+        ("pe: lungs cta, no jvd, no le edema.", []),  # ("le": lower extremity, a clinical term)
     ],
 )
 def test_ecg_segments_and_dictionary_words_after_a_name(nlp, text, expected):
@@ -1648,3 +1648,144 @@ def test_hyphenated_eponyms_and_shorthand_are_no_names(nlp, text, expected):
 def test_dates_and_contacts_of_a_ner_by_their_form(nlp, text, ent, expected):
     doc = _with_ents(nlp, text, [ent])
     assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+@pytest.mark.parametrize(
+    "text,person,expected",
+    [
+        # the organisation a clinician signs with, after the credentials (and a specialty)
+        ("pt resting.\nn. osei, md, psychiatry, northwestern memorial", "n. osei", ("northwestern memorial", "ORG")),
+        ("pt stable.\na. sorensen rn, legacy emanuel", "a. sorensen", ("legacy emanuel", "ORG")),
+        ("fever.\nDr. Ann Kim, MD, Cardiology, Lakeside Heart Group", "Ann Kim", ("Lakeside Heart Group", "ORG")),
+        # a shift, a ward, a role, a department or a credential is none
+        ("plan as above.\nj. smith rn, charge nurse", "j. smith", None),
+        ("plan.\nk. lee rn, micu", "k. lee", None),
+        ("ok.\n- m. jones, rn, night shift", "m. jones", None),
+        ("ok.\nT. Ruiz, RN, BSN, 7 South", "T. Ruiz", None),
+        ("ok.\nr. patel md, internal medicine", "r. patel", None),
+        # not on a line the name does not open
+        ("called by n. osei, md, psychiatry, northwestern memorial", "n. osei", None),
+    ],
+)
+def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
+    doc = _with_ents(nlp, text, [(person, "DOCTOR")])
+    orgs = [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ == "ORG"]
+    assert orgs == ([expected] if expected else [])
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # initials joined to a credential by a slash, first or last on a line
+        ("lactate 0800.\njl/rn", [("jl", "NAME")]),
+        ("plan as above. mk/rn", [("mk", "NAME")]),
+        ("SITTER.\nAW/RN.", [("AW", "NAME")]),
+        ("eval by pt/ot today, sw/rn meeting", []),
+        # nicknames in quotes after a name, a role or "goes by"
+        ('wife patricia ("pat") at bedside', [("patricia", "NAME"), ("pat", "NAME")]),
+        ('NOTE. GIRLFRIEND "BUNNY" CALLED', [("BUNNY", "NAME")]),
+        ('PT GOES BY "SONNY". CALM.', [("SONNY", "NAME")]),
+        ('pt states "i feel fine"', []),
+        # a role word no dictionary has is a cue, no name
+        ("found by girlfriend april at home", [("april", "NAME")]),
+    ],
+)
+def test_initials_before_a_slash_credential_and_nicknames(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # care homes named by ordinary and landscape words after going, staying or sending
+        ("Dispo: Back to Maple Grove when cx neg", [("Maple Grove", "HOSPITAL")]),
+        (
+            "REFERRALS SENT TO CEDAR CREST, THE WILLOWS, ARBOR TERRACE.",
+            [("CEDAR CREST", "HOSPITAL"), ("WILLOWS", "HOSPITAL"), ("ARBOR TERRACE", "HOSPITAL")],
+        ),
+        ("snf progress note - maple ridge\ndos 3/4", [("maple ridge", "HOSPITAL")]),
+        ("walks to the park daily, back to the floor", []),
+        # funeral homes, heart and wound centres, firms by their trade word
+        ("yoon pronounced. keohane funeral home notified.", [("keohane funeral home", "HOSPITAL")]),
+        ("works at a body shop (hall's auto).", [("hall's auto", "ORG")]),
+        # the town after a street's address; shorthand between commas is none
+        ("D/C BACK TO GOLDEN AGE MANOR, 1200 RIVER RD, BATON ROUGE.", [("GOLDEN AGE MANOR", "HOSPITAL"), ("BATON ROUGE", "CITY")]),
+        ("bp 120/80, hr 88, st, mobile", []),
+    ],
+)
+def test_care_homes_funeral_homes_and_towns_after_a_street(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] != "NAME"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,ent,expected",
+    [
+        # a contact ends before a comma and a word; hours of a session are no contact or date
+        ("endo: fs q1h 180-250, ag closed at 0300", ("180-250, ag closed", "PHONE"), []),
+        ("hd via l avf 2200-0200, 2.5l removed", ("2200-0200", "PHONE"), []),
+        ("resp: proned 1600-1200 (20h)", ("1600-1200", "DATE"), []),
+        ("SERVED 2000-2010 IN ARMY", ("2000-2010", "DATE"), [("2000-2010", "DATE")]),
+        ("call 617-555-0120, ext 4418 today", ("617-555-0120, ext 4418", "PHONE"), [("617-555-0120, ext 4418", "PHONE")]),
+        # a modal ends a name ("would", "could" too)
+        ("attending dr. goldfarb would discuss in am", ("goldfarb would discuss", "DOCTOR"), [("goldfarb", "DOCTOR")]),
+    ],
+)
+def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
+    doc = _with_ents(nlp, text, [ent])
+    assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+@pytest.mark.parametrize(
+    "text,ents,expected",
+    [
+        # a month/day right after a person or hospital dates the visit; not a score or a count
+        ("f/u dr abdullah 1/12, pulm", [("abdullah", "DOCTOR")], [("1/12", "DATE")]),
+        ("from saint francis hospital 10/4 s/p fall", [("saint francis hospital", "HOSPITAL")], [("10/4", "DATE")]),
+        ("dr smith 8/10 pain. gave mary 1/2 tab", [("smith", "DOCTOR"), ("mary", "PATIENT")], []),
+        # an age over 89 between commas after a person
+        ("SOCIAL: WIFE GLORIA, 90, AT BEDSIDE", [("GLORIA", "PATIENT")], [("90", "AGE")]),
+        ("SOCIAL: WIFE GLORIA, 60, AT BEDSIDE", [("GLORIA", "PATIENT")], []),
+    ],
+)
+def test_dates_and_ages_beside_people(nlp, text, ents, expected):
+    doc = _with_ents(nlp, text, ents)
+    assert [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ in ("DATE", "AGE")] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a town's police or fire department; peritoneal dialysis and parkinson's are none
+        ("brought in by phoenix pd after found down", [("phoenix pd", "ORG")]),
+        ("BIB MESA FD", [("MESA FD", "ORG")]),
+        ("pt on pd at home, pd meds held", []),
+        # an ordinary surname before a credential, an apostrophe's surname, a month ends a name
+        ("cath lab.\nseen w/ jamal person, pa", [("jamal person", "NAME")]),
+        ("f/u: endo dr ellen marsh jul 25", [("ellen marsh", "NAME")]),
+        # romanized Japanese, Chinese and Vietnamese surnames
+        ("assist: dr tanaka and dr nguyen", [("tanaka", "NAME"), ("nguyen", "NAME")]),
+    ],
+)
+def test_town_services_and_names_of_every_origin(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
+def test_a_ner_name_with_an_apostrophe_is_kept(nlp):
+    doc = _with_ents(nlp, "merged.\nt. o'neil rn", [("t. o'neil", "DOCTOR")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("t. o'neil", "DOCTOR")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the firms that carry patients or bring care, after "via"; a kind of care is none
+        ("FROM HOME VIA LIFEGUARD AMBULANCE FOR ALTERED MS", [("LIFEGUARD AMBULANCE", "ORG")]),
+        ("home infusion via option care, set up", [("option care", "ORG")]),
+        ("d/c home via private car. via wound care. via palliative care. via ems.", []),
+        # a church's field, a home named with "nursing and rehab"
+        ("church: first lutheran, pastor visits", [("first lutheran", "ORG")]),
+        ("snf list: clear lake nursing and rehab", [("clear lake nursing and rehab", "HOSPITAL")]),
+    ],
+)
+def test_conveyors_churches_and_nursing_homes(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] != "NAME"] == expected

@@ -258,3 +258,22 @@ def test_courts_and_places_after_an_address_cue(nlp, text, expected):
 )
 def test_approximate_months_ordinal_days_and_homes(nlp, text, expected):
     assert ents(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a visit, a meeting or labs date a month/day, a denominator of 10 too
+        ("last visit 1/10. labs 10/3: cr 1.2", [("1/10", "DATE"), ("10/3", "DATE")]),
+        ("dialysis education class 11/12.", [("11/12", "DATE")]),
+        ("pain after bm 6/10, ct done 8/10 pain", []),
+        # an ordinal day of an abbreviated month; a decade of life only as someone's
+        ("off meds since 12th of aug.", [("12th of aug", "DATE")]),
+        ("in her mid 90s, lives alone", [("90s", "AGE")]),
+        ("sats mid 90s on 2l, sbp upper 90s", []),
+        # an area code's parenthesis without a space after it
+        ("son rivera (617)555-0137: pt", [("(617)555-0137", "PHONE")]),
+    ],
+)
+def test_events_ordinal_months_decades_and_phones(nlp, text, expected):
+    assert ents(nlp, text) == expected

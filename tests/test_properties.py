@@ -21,6 +21,7 @@ import spacy
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
+from spacy_deid.components.frequency_masker import _clock_shift
 from spacy_deid.edits import add_edit, edited_tokens, render, resolve_edits
 from spacy_deid.io.records import FatalError, count_records, parse_line
 from spacy_deid.engines.local import process_lines, sanitize_file
@@ -111,16 +112,20 @@ def test_blacklisted_terms_never_appear_in_the_output(corpus, vocabulary, cfg, d
 
 
 CLITICS = {"'m", "'s", "'re", "'ve", "'ll", "'d", "n't"}
-NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s|(hd|pod|dol)#?\d{1,2})\.?$")
+NURSING_SHORTHAND = re.compile(
+    r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s[-/]\d{2,3}'?s|(hd|pod|dol)#?\d{1,2}|[+-]\d|\d{3}x\d{1,2})\.?$"
+)
 
 
 def _word_item(tok):
     """A token the masker counts as a word item: not space, punctuation, a symbol
     ("=", "+"), the clitic of a contraction ("'s", "n't"), a nursing shift ("7p-7a"), a
-    range of vitals by decades ("80s-90s") or a day of a stay ("HD2"), which identify no one
+    range of vitals by decades ("80s-90s", "120s/70s"), a day of a stay ("HD2"), a signed score
+    ("-2") or a ventilator's volume by rate ("500x16"), which identify no one
     and which the masker documents as never rare."""
     return not (tok.is_space or tok.is_punct) and any(c.isalnum() for c in tok.text) \
-        and tok.lower_.replace("’", "'") not in CLITICS and not NURSING_SHORTHAND.match(tok.text)
+        and tok.lower_.replace("’", "'") not in CLITICS and not NURSING_SHORTHAND.match(tok.text) \
+        and not _clock_shift(tok.doc, tok.i)  # ("0700-1530": a shift's hours, documented as never rare)
 
 
 def _reference_counts(nlp, records, unit, case_fold):

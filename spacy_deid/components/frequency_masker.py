@@ -42,7 +42,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from spacy_deid.detect.gazetteers import COMMON_WORDS, MIDDLE_INITIAL, ending_pattern
+from spacy_deid.detect.gazetteers import _CLOCK_TIME, COMMON_WORDS, MIDDLE_INITIAL, ending_pattern, shift_hours
 from spacy_deid.edits import BLACKLIST, LOW_FREQ, PATTERN, PHI, add_edit
 from spacy_deid.stats.counts import COUNT_UNITS, DistinctCounter, in_sorted, load_confidence, lookup_counts
 from spacy_deid.stats.items import ITEM_KINDS, ItemExtractor
@@ -82,10 +82,32 @@ _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
 # the clitics of English contractions, tokens of their own ("I'm" -> "I", "'m")
 _CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
 # a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p"), a range of vital signs
-# by decades ("80s-90s", "120S-180S") and a hospital, postoperative or newborn's day ("HD2",
-# "POD#1", "dol3"): shorthand of nursing notes that identifies no one
-_NURSING_SHORTHAND = re.compile(r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s-\d{2,3}'?s|(hd|pod|dol)#?\d{1,2})\.?$")
+# by decades ("80s-90s", "120S-180S", "bp 120s/70s"), a hospital, postoperative or newborn's day
+# ("HD2", "POD#1", "dol3"), a signed score ("rass -2", "+1") and a ventilator's volume by rate
+# ("ac 500x16"): shorthand of nursing notes that identifies no one
+_NURSING_SHORTHAND = re.compile(
+    r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s[-/]\d{2,3}'?s|(hd|pod|dol)#?\d{1,2}|[+-]\d|\d{3}x\d{1,2})\.?$"
+)
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
+
+
+def _clock_shift(doc: Doc, i: int) -> bool:
+    """Whether ``doc[i]`` is a clock time no year can be: one with a leading zero ("0700",
+    "0345"), or an end of a shift between two clock times ("0700-1900", "1900 - 0700"; see
+    ``shift_hours``). A nursing note's header or timing; "2000-2010", two years, stays a rare item."""
+    text = doc[i].text
+    if not _CLOCK_TIME.match(text):
+        return False
+    if any(
+        a >= 0 and b < len(doc) and doc[a + 1].text in {"-", "–"} and shift_hours(doc[a].text, doc[b].text)
+        for a, b in ((i - 2, i), (i, i + 2))
+    ):
+        return True
+    # alone, not a group of a phone number or an id ("(617)555-0137", "0137-22")
+    joined = (i > 0 and not doc[i - 1].whitespace_ and not doc[i - 1].is_space) or (not doc[i].whitespace_ and i + 1 < len(doc) and not doc[i + 1].is_punct)
+    return text[0] == "0" and not joined and not (i > 0 and doc[i - 1].text in {"-", "–", "/", "."}) \
+        and not (i + 1 < len(doc) and doc[i + 1].text in {"-", "–", "/"})
+
 
 @dataclass
 class _Fit:
@@ -657,10 +679,10 @@ class FrequencyMasker(Pipe):
         for i in np.nonzero(reason == _LOW)[0]:
             text = doc[int(i)].text
             if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS \
-                    or _NURSING_SHORTHAND.match(text):
+                    or _NURSING_SHORTHAND.match(text) or _clock_shift(doc, int(i)):
                 # a symbol inside a rare n-gram ("=" of "= 7/10"), the clitic of a contraction
                 # ("'m" of "I'm", rare in transcribed notes), a nursing shift ("7P-7A",
-                # "11p-7a") or range of vitals ("hr 80s-90s"): they identify no one
+                # "11p-7a", "0700-1900") or range of vitals ("hr 80s-90s"): they identify no one
                 reason[i] = _KEEP
             elif self._clinical_form is not None and self._clinical_form.match(text.lower()):
                 reason[i] = _KEEP

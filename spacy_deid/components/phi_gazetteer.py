@@ -34,15 +34,17 @@ from spacy_deid.detect.gazetteers import (
     GazetteerIndex,
     GazetteerLists,
     HOSPITAL,
+    HOSPITAL_NAME_WORDS,
     HOSPITAL_WORDS,
     NAME,
     PLACE_LABELS,
+    PATIENT_WORDS,
     ROLES,
     TITLES,
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _SIZE_WORDS, _starts_sentence, is_title_word, trade_words
+from spacy_deid.detect.gazetteers import _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
@@ -99,6 +101,19 @@ _UNIT_TAIL_WORDS = (DEPARTMENT_WORDS | _SERVICE_WORDS | frozenset("room floor wi
 # name of the capitalised words beside it (nationalities are more frequent: "Czech" 3.95)
 _RARE_ZIPF = 3.5
 # the first words of a form's fields ("Name: John Smith Phone: ...", "Date of Birth:")
+# the words of a nurse's shift or post after a signature ("k. lee rn, night shift", "float pool")
+_SHIFT_WORDS = frozenset("day days night nights evening evenings shift shifts float pool charge per diem travel".split())
+# quote marks around a nickname, and the words before one ("aka "sonny"", "goes by "bunny"")
+_QUOTES = frozenset({'"', "'", "“", "”", "‘", "’", "``", "''"})
+_NICKNAME_CUES = frozenset("aka a.k.a. a.k.a nicknamed nickname alias".split())
+_NICKNAME_BIGRAMS = frozenset({("goes", "by"), ("go", "by"), ("known", "as"), ("prefers", "to"), ("called", "himself"), ("called", "herself"), ("calls", "himself"), ("calls", "herself")})
+# the words inside a phone number's entity ("555-1234, ext 22", "x45", "pager")
+_CONTACT_WORDS = frozenset("ext x extension pager pgr beeper cell fax tel phone ph mobile or".split())
+# a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
+_MONTH_DAY_NOT_10 = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|1[1-9]|2\d|3[01])$")
+_COUNTED_AFTER = frozenset("""
+tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
+""".split())
 _FIELD_WORDS = frozenset("date phone tel fax email address dob mrn age sex gender id ssn".split())
 _FOR_AFTER = frozenset("hospital hospitals institute center centre school college university foundation society home".split())
 
@@ -387,7 +402,10 @@ class PhiGazetteer(Pipe):
                 doc.spans[self.spans_key] = filter_spans(spans + runs)
         # each rule reads the spans found before it: the names beside the names found, names
         # taken again, the organisations people point to, names of capitalised words taken whole
-        rules = (self._name_neighbours, self._names_again, self._vocatives, self._orgs_beside_people, self._capitalised_names)
+        rules = (
+            self._name_neighbours, self._nicknames, self._names_again, self._vocatives, self._orgs_beside_people,
+            self._capitalised_names, self._dates_and_ages_beside,
+        )
         for rule in rules:
             extra = rule(doc)
             if extra:
@@ -594,7 +612,61 @@ class PhiGazetteer(Pipe):
             letterhead = self._letterhead_org(doc, person, taken, name_only)
             if letterhead is not None:
                 out.append(letterhead)
+            signed = self._signature_org(doc, person, taken - name_only, mixed_case)
+            if signed is not None:
+                out.append(signed)
         return out
+
+    def _signature_org(self, doc: Doc, person: Span, taken: set, mixed_case: bool) -> Optional[Span]:
+        """The organisation a clinician signs with: on a line that opens with a person's name
+        (a dash, quote or title before it), after the name's credentials and a comma, and a
+        specialty or department and a comma if there is one, the words to the next comma or
+        the line's end ("n. osei, md, psychiatry, northwestern memorial", "a. sorensen rn,
+        legacy emanuel", "s. rich, md, children's health dallas": "dallas" a list's town).
+        One to five words, none a number, a ward, a role, a department or a shift ("j. smith
+        rn, charge nurse", "k. lee rn, micu", "rn, night shift" name none); a hospital's unit
+        after them stays ("harlan arh ed")."""
+        line = _line_of(doc, person.start)
+        if line is None or any(not (doc[i].is_punct or is_title_word(doc[i])) for i in range(line[0], person.start)):
+            return None
+        k, end = person.end, line[1]
+        credentials = 0
+        while k < end and (doc[k].text in {",", "/"} or doc[k].lower_.rstrip(".") in CREDENTIALS):
+            credentials += doc[k].lower_.rstrip(".") in CREDENTIALS
+            k += 1
+        if not credentials or doc[k - 1].text != ",":
+            return None
+        # a specialty or department and its comma ("psychiatry,", "internal medicine,")
+        j = k
+        while j < end and doc[j].is_alpha and self._not_in_name(doc, j):
+            j += 1
+        if j > k and j < end and doc[j].text == ",":
+            k = j + 1
+        stop = k
+        while stop < end and doc[stop].text != "," and stop not in taken:
+            stop += 1
+        while stop > k and (doc[stop - 1].is_punct or doc[stop - 1].lower_ in _UNIT_AFTER_HOSPITAL):
+            stop -= 1
+        words = [t for t in doc[k:stop] if t.is_alpha]
+        if not 1 <= len(words) <= 5 or any(
+            not (t.is_alpha or t.lower_ in {"&", "-", "'s", "’s", "."}) for t in doc[k:stop]
+        ) or any(t.lower_ in _SHIFT_WORDS for t in words):
+            return None
+        if mixed_case and not all(t.is_title or t.is_upper or t.lower_ in _INNER_STOP_WORDS for t in words):
+            return None
+        # the place in the signature vouches for ordinary words ("legacy emanuel"); not for
+        # clinical terms, departments alone, or a person's name alone
+        lows = [t.lower_ for t in words]
+        if any(self._never_in_name(w) for w in lows) or all(self._not_in_name(doc, t.i) for t in words):
+            return None
+        gaz = self._gazetteer
+        if self._not_in_name(doc, words[-1].i) and all(
+            gaz.is_common(w) and w not in HOSPITAL_NAME_WORDS for w in lows
+        ):
+            return None  # a department of ordinary words ("internal medicine", "family medicine")
+        if all(NAME in gaz.tags(w) for w in lows) or is_not_phi_place(doc[k:stop].text):
+            return None
+        return Span(doc, k, stop, label="ORG")
 
     def _name_run(self, doc: Doc, k: int, step: int, mixed_case: bool) -> int:
         """From ``doc[k]`` on (``step`` 1: the end of the run; -1: its start), the words of an
@@ -708,6 +780,65 @@ class PhiGazetteer(Pipe):
             if self._gazetteer.modal_before_verb(doc, t.i):
                 continue
             out.append(Span(doc, t.i, t.i + 1, label=NAME))
+        return out
+
+    def _dates_and_ages_beside(self, doc: Doc) -> List[Span]:
+        """DATE and AGE spans the people and places found point to:
+        - a month/day right after a person, hospital or organisation, which dates the visit
+          there ("f/u dr abdullah 1/12, pulm", "from saint francis hospital 10/4 s/p"): not over
+          10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
+          that counts ("1/2 tab");
+        - an age over 89 between commas after a person ("wife gloria, 90, at bedside")."""
+        named = [
+            sp for sp in [*doc.ents, *doc.spans[self.spans_key]]
+            if category_of(sp.label_, self._label_map) in ("NAME", "ORGANIZATION")
+        ]
+        if not named:
+            return []
+        taken = self._taken(doc)
+        n = len(doc)
+        out: List[Span] = []
+        for sp in named:
+            k = sp.end
+            if k >= n or k in taken:
+                continue
+            m = _MONTH_DAY_NOT_10.match(doc[k].text)
+            if m and doc[k].text != "2/2" and not (k + 1 < n and doc[k + 1].lower_ in _COUNTED_AFTER):
+                out.append(Span(doc, k, k + 1, label="DATE"))
+            elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].text == "," and k + 2 < n \
+                    and doc[k + 1].text.isdigit() and 90 <= int(doc[k + 1].text) <= 125 \
+                    and (doc[k + 2].text in {",", ".", ")", ";"} or doc[k + 2].lower_ in {"yo", "y/o", "years", "yrs"}):
+                out.append(Span(doc, k + 1, k + 2, label="AGE"))
+        return out
+
+    def _nicknames(self, doc: Doc) -> List[Span]:
+        """NAME spans: a nickname in quotes, one or two words, after a person's name or a
+        role word, or after "goes by", "aka", "nicknamed", "calls himself" ("wife patricia
+        ("pat")", "girlfriend "bunny" called", "GOES BY "SONNY""); no clinical term
+        nor a patient's word ("male "stable"")."""
+        people = {i for sp in self._people(doc) for i in range(sp.start, sp.end)}
+        gaz = self._gazetteer
+        n = len(doc)
+        out: List[Span] = []
+        for i in range(1, n - 2):
+            if doc[i].text not in _QUOTES:
+                continue
+            end = i + 1
+            while end < n and end - i <= 3 and doc[end].is_alpha:
+                end += 1
+            if end == i + 1 or end - i > 3 or end >= n or doc[end].text not in _QUOTES:
+                continue
+            words = [t.lower_ for t in doc[i + 1 : end]]
+            if any(gaz.clinical_term(w) or w in CALENDAR_WORDS for w in words):
+                continue
+            j = i - 1
+            if doc[j].text == "(" and j > 0:
+                j -= 1
+            before = doc[j].lower_
+            cued = before in _NICKNAME_CUES or (j > 0 and (doc[j - 1].lower_, before) in _NICKNAME_BIGRAMS)
+            if not (cued or j in people or _is_role(before)) or before in PATIENT_WORDS:
+                continue
+            out.append(Span(doc, i + 1, end, label=NAME))
         return out
 
     def _ward_sides(self, doc: Doc) -> None:
@@ -898,6 +1029,13 @@ class PhiGazetteer(Pipe):
                 end = next(
                     (i for i in range(start + 1, end) if doc[i].text in ("@", "#") or _has_digit(doc[i].text)), end
                 )
+            # a contact ends before a comma and a word that is no contact's ("fs q1h 180-250, ag
+            # closed", "sbp goal 140-180, nimodipine 60"; not "555-1234, ext 22")
+            if category == "CONTACT":
+                end = next((
+                    i for i in range(start + 1, end - 1)
+                    if doc[i].text == "," and doc[i + 1].is_alpha and doc[i + 1].lower_.rstrip(".") not in _CONTACT_WORDS
+                ), end)
             # a place or organisation ends before a time word, "via" or a stop word that no
             # name holds ("ferncliff last week for dialysis", "larkfield general for ckd")
             if category in ("LOCATION", "ORGANIZATION"):

@@ -74,6 +74,7 @@ law
 dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 interpreter translator navigator poa hcpoa
+sponsor coordinator landlord landlady coworker co-worker boss mentor
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
@@ -90,6 +91,8 @@ CUE_BIGRAMS = frozenset(
         "care of", "c/o dr", "message from", "message to", "update to", "updated by", "notified by",
         "name is", "names are", "call me", "calls me", "called me", "maiden name", "named after",
         "given to", "report to", "endorsed to", "handed to", "handoff to", "hand-off to",
+        # who takes over from whom, who comes along ("covering for deb", "relieved by x")
+        "covering for", "relieved by", "report from", "signed out to", "accompanied by", "visited by",
     )
 )
 CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w name".split())
@@ -97,7 +100,8 @@ CUE_UNIGRAMS = frozenset("called paged notified updated informed per cc by d/w n
 COLON_CUES = frozenset("pt patient re resident attending nurse rn md provider caller contact hcp poa guardian proxy informant crew".split())
 CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
-emt emt-b emt-p paramedic cwocn cwon cwcn
+emt emt-b emt-p paramedic cwocn cwon cwcn bsn msn ccrn cen cpen faan fnp fnp-bc pharmd psyd lmsw lpc lmhc lmft
+cnm crnp otr otr/l ccc-slp rph lvn rnc acnp pmhnp dds dmd ibclc cde cdces ccm
 """.split())
 # credentials that are also common words or clinical abbreviations: only after a comma
 WEAK_CREDENTIALS = frozenset("do pt ot pa rd".split())
@@ -133,6 +137,7 @@ technologies technology systems software solutions partners associates capital i
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
+foods motors auto bank inn medflight lifeflight
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
@@ -153,6 +158,12 @@ HOSPITAL_TAILS: Tuple[Tuple[str, ...], ...] = tuple(
         # care", "Elder Services of the Merrimack Valley"); not "imaging center", "surgery center":
         # after a cue and "the" their first word would be read as a name
         "home care", "home health", "community care", "elder services", "senior services",
+        # the funeral home a death note calls, the hospice and home infusion firms ("keohane funeral
+        # home notified", "home & hospice care of ri", "via option care")
+        "funeral home", "funeral homes", "funeral service", "funeral services", "hospice care", "infusion services",
+        "heart and vascular", "wound care", "organ bank", "blood services",
+        "nursing and rehab", "nursing & rehab", "nursing and rehabilitation", "rehab and nursing",
+        "health and rehab", "health and rehabilitation", "care and rehab", "care and rehabilitation",
     )
 )
 # words that do not start or make a hospital's name in lower or upper case text
@@ -253,6 +264,8 @@ voice balance bone joint stroke weight diabetes lipid headache travel infusion t
 # names of clinical specialties end so ("hematology clinic" is no hospital's name)
 _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|ation)$")
 
+# a specialty's name ("urology", "nephrology", "psychiatry", "pediatrics"): no one's name
+_SPECIALTY_WORD = re.compile(r"(ology|iatry|iatrics|pedics)$")
 # cue before a hospital given by a short name or abbreviation
 TRANSFER_CUES = frozenset(
     tuple(c.split())
@@ -295,6 +308,19 @@ family own home local place work department plant factory post government agency
 car wash salon gym laundromat daycare garage bakery
 short long brief time times period periods while
 """.split())
+# the landscape words care homes and senior residences are named with ("maple grove", "cedar
+# crest", "the willows"), and the words before one ("back to", "accepted at", "d/c to")
+_RESIDENCE_WORDS = frozenset("""
+grove groves crest ridge terrace willows manor gardens glen meadows meadow haven heights hills park pointe
+commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista
+""".split())
+_RESIDENCE_CUES = frozenset("to at from".split())
+# the kinds of care a word before "care" may say ("via palliative care" names no firm)
+_KINDS_OF_CARE = frozenset("palliative comfort respite personal intensive critical primary supportive hospice home private".split())
+# the last words of the firms that carry patients or bring care home, after "via"
+_CONVEYOR_WORDS = frozenset("ambulance transport transportation medflight lifeflight ems care infusion".split())
+# what may follow a plural residence word after "the" ("the willows, pending bed")
+_RESIDENCE_FOLLOWERS = frozenset("and or pending when if for on in at with w/ once after today tomorrow".split())
 # kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
 _FACILITY_WORDS = frozenset("""
 home rehab rehabilitation snf ltach ltc facility hospice shelter hospital clinic center centre pharmacy
@@ -502,7 +528,7 @@ nanny babysitter guard laborer labourer fisherman farmer server bagger stocker b
 # what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
-_MODALS = frozenset("will may can might shall must".split())
+_MODALS = frozenset("will may can might shall must would could should".split())
 # the verbs notes write as shorthand after a modal ("will f/u", "may d/c")
 _VERB_SHORTHAND = frozenset("f/u d/c f/u. d/c'd".split())
 # base forms of verbs that spaCy lists as stop words ("son mark will call back", "may be")
@@ -873,7 +899,12 @@ class Gazetteer:
         """A word that is no ordinary word and no clinical one ("choledocholithiasis"):
         after a title it is taken as a name."""
         t = doc[i]
-        return _word_form(t) and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_)
+        return _word_form(t) and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_) \
+            and t.lower_ not in ROLES and t.lower_.rstrip(".") not in CALENDAR_WORDS and t.lower_.rstrip(".") not in CREDENTIALS \
+            and not _SPECIALTY_WORD.search(t.lower_)
+        # (a role word or credential no dictionary has is a cue, no name: "by girlfriend april",
+        # "green, rn, cwocn"; a month's
+        # abbreviation starts a date: "dr ellen marsh jul 25")
 
     # ------------------------------------------------------------------ names
     def names(self, doc: Doc, mixed_case: bool) -> Tuple[List[Span], List[Span]]:
@@ -936,6 +967,11 @@ class Gazetteer:
             # ("DAUGHTER NANCY WILL BRING IN CLOTHES", "son jim may call"; not "JOHN MAY CALLED")
             if j - i > 1 and self.modal_before_verb(doc, j - 1):
                 j -= 1
+            # a surname that is an ordinary word before a credential ("seen w/ jamal person, pa")
+            if j < n and doc[j].is_alpha and not doc[j].is_stop and "\n" not in doc[j - 1].whitespace_ \
+                    and not self.clinical_term(doc[j].lower_) and not self.after_name_verb(doc[j]) \
+                    and doc[j].lower_ not in CREDENTIALS and _has_credential_after(doc, j + 1) and self._name_token(doc, j - 1):
+                j += 1
 
             if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"} and self._extend_name(doc, i, j, mixed_case) == i + 1:
                 i = j  # "using a french catheter", "an allis clamp": a thing ("a david lange concert" stays)
@@ -1167,6 +1203,11 @@ class Gazetteer:
                     cands.append(Span(doc, i, end, label=CITY))
         out: List[Span] = []
         for span in cands:
+            # a town's police or fire department, ordinary word or not ("brought in by phoenix pd",
+            # "BIB MESA FD")
+            if span.end < len(doc) and doc[span.end].lower_.rstrip(".") in _TOWN_SERVICES and span.label_ != STATE:
+                out.append(Span(doc, span.start, span.end + 1, label=ORG))
+                continue
             ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
             if self.eponym_after(doc, span.end):
                 continue
@@ -1286,6 +1327,16 @@ class Gazetteer:
         if j >= 0:
             k = _prev_word(doc, j)
             if k >= 0 and (doc[k].lower_, doc[j].lower_) in LOCATION_CUES:
+                return True
+        # the town after a street's address ("1200 river rd, baton rouge", "88 chestnut st #2, new
+        # bedford"): a number, then a street suffix, a comma before the town
+        if span.start >= 3 and doc[span.start - 1].text == ",":
+            k = span.start - 2
+            while k > span.start - 5 and k > 0 and (doc[k].text.startswith("#") or doc[k].like_num or doc[k].lower_ in _UNIT_WORDS):
+                k -= 1  # an apartment's number ("#2", "apt 4")
+            if doc[k].lower_.rstrip(".") in STREET_SUFFIXES and doc[k - 1].is_alpha and any(
+                doc[j].like_num for j in range(max(0, k - 5), k - 1)
+            ):
                 return True
         # "mobile, al" / "mobile, alabama"
         e = span.end
@@ -1630,6 +1681,75 @@ class Gazetteer:
                 break
         return Span(doc, i, end, label=HOSPITAL)
 
+    def residences(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """HOSPITAL spans: a care home or senior residence named, as they mostly are, by
+        ordinary words and a landscape word ("back to maple grove", "ACCEPTED AT CEDAR
+        CREST", "referrals sent to cedar crest, the willows, arbor terrace", "d/c to golden
+        pond"), after a word of going, staying or sending ("to", "at", "from", "back to",
+        the transfer cues) or first on a note's heading after a dash ("snf progress note -
+        maple ridge"): one or two words before the landscape word, none a clinical term, a
+        stop word or a calendar word; "the" and a plural one alone ("the willows"). Names
+        in a list after the first go with it."""
+        out: List[Span] = []
+        n = len(doc)
+        i = 0
+        while i < n:
+            cue = lowers[i] in _RESIDENCE_CUES or (
+                lowers[i] == "-" and i > 0 and "note" in lowers[max(0, i - 3) : i]
+            )
+            if lowers[i] == "via":
+                # what carries a patient or brings the care ("via lifeguard ambulance", "home
+                # infusion via option care", "via boston medflight")
+                span = self._residence_at(doc, lowers, i + 1, _CONVEYOR_WORDS, plural_alone=False)
+                if span is not None:
+                    out.append(Span(doc, span.start, span.end, label=ORG))
+                i += 1
+                continue
+            if not cue:
+                i += 1
+                continue
+            k = i + 1
+            while k < n:
+                span = self._residence_at(doc, lowers, k)
+                if span is None:
+                    break
+                out.append(span)
+                k = span.end
+                # a list of them: "cedar crest, the willows, arbor terrace"
+                if k + 1 < n and lowers[k] in {",", "and", "or", "/"}:
+                    k += 1 + (lowers[k + 1] in {"and", "or"} and k + 2 < n)
+                else:
+                    break
+            i = max(i + 1, k)
+        return out
+
+    def _residence_at(
+        self, doc: Doc, lowers: List[str], k: int, tails: FrozenSet[str] = frozenset(), plural_alone: bool = True
+    ) -> Optional[Span]:
+        """The residence's name at ``doc[k]`` (see ``residences``), or None; one or two
+        words and a word of ``tails`` (the landscape words by default)."""
+        n = len(doc)
+        tails = tails or _RESIDENCE_WORDS
+        if k < n and lowers[k] == "the":
+            if plural_alone and k + 1 < n and lowers[k + 1] in tails and lowers[k + 1].endswith("s") \
+                    and not (k + 2 < n and doc[k + 2].is_alpha and lowers[k + 2] not in _RESIDENCE_FOLLOWERS):
+                return Span(doc, k + 1, k + 2, label=HOSPITAL)
+            return None
+        for width in (2, 3):
+            end = k + width
+            if end > n or lowers[end - 1] not in tails:
+                continue
+            words = doc[k : end - 1]
+            if all(
+                t.is_alpha and not t.is_stop and len(t.text) > 2 and not self.clinical_term(t.lower_)
+                and t.lower_ not in CALENDAR_WORDS and not _SPECIALTY.search(t.lower_)
+                and t.lower_ not in _GENERIC_FACILITY and t.lower_ not in _CLINIC_KIND_WORDS
+                and t.lower_ not in DEPARTMENT_WORDS and t.lower_ not in _KINDS_OF_CARE
+                for t in words
+            ):
+                return Span(doc, k, end, label=HOSPITAL)
+        return None
+
     def facilities_in_parentheses(self, doc: Doc, lowers: Optional[List[str]] = None) -> List[Span]:
         """HOSPITAL spans: the name in parentheses after a kind of facility ("FROM
         NURSING HOME (SUNNY ACRES)", "d/c to rehab (hebrew senior life)"), one to
@@ -1795,7 +1915,8 @@ class Gazetteer:
                 t = doc[end]
                 if not (t.is_alpha or t.text in {"&", "-", "'s", "’s"} or t.like_num and end > j):
                     break
-                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS or _id_word_at(doc, end):
+                if t.is_stop and t.lower_ not in _INNER_ORG_WORDS and not (end == j and t.lower_ in {"first", "our"}) \
+                        or _id_word_at(doc, end):  # ("church: first lutheran", "our lady of ...")
                     break  # ("HARVARD PILGRIM MEMBER ID ...": the number is the id rules')
                 end += 1
             while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
@@ -1977,6 +2098,8 @@ class Gazetteer:
                 and doc[span.start - 1].lower_ in {"at", "@", "since", "until", "by", "from", "to"}
             ):
                 return False  # "bs log 140-210": a range; "x1 at 2200": a time
+            if _clock_range(span.text):
+                return False  # "hd via l avf 2200-0200": a session's hours
             # "teeth #2 and #19": a contact has a letter (an e-mail, a URL), four digits or
             # more, or is a group of a number beside it ("Phone: 88 165 40 96")
             if any(c.isalpha() for c in span.text) or sum(c.isdigit() for c in span.text) >= 4:
@@ -2003,6 +2126,8 @@ class Gazetteer:
                 return False  # "MASS 4 CM", "40 mg": a measurement
             if _PHONE_SHAPE.match(span.text):
                 return False  # "508 555 1234": a phone number's groups
+            if _clock_range(span.text):
+                return False  # "proned 1600-1200": hours, no years
             if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):
                 return False  # "2-D ECHOCARDIOGRAM": dimensions, no date
             if len(span) == 1 and _MONTH_DAY.match(span.text) and (reads_as_ratio(span) or secondary_to(span)):
@@ -2044,7 +2169,9 @@ class Gazetteer:
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
-        words = [t for t in span if t.is_alpha]
+        words = [t for t in span if t.is_alpha or _APOSTROPHE_WORD.match(t.text)]  # ("t. o'neil")
+        if words and all(t.lower_.rstrip(".") in CREDENTIALS for t in words):
+            return False  # "m. green, rn, cwocn": the NER's place is a credential
         if not words:
             # (a decimal is a value, no place or organisation: "WBC 16.2 (FROM 12.1)", "86.1 kg")
             return category != "NAME" and any(c.isdigit() for c in span.text) and not _DECIMAL.match(span.text)
@@ -2597,7 +2724,7 @@ class Gazetteer:
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
-            + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc)
+            + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")
@@ -2637,8 +2764,11 @@ class Gazetteer:
     def signed_initials(self, doc: Doc) -> List[Span]:
         """NAME spans: a writer's initials first on a line and before a credential
         ("JS RN", "- jm, rn"): two or three letters that no list of ordinary or
-        clinical words has."""
+        clinical words has; and initials joined to a credential by a slash, first or last
+        on a line ("jl/rn", "MK/RN."), ordinary words or not ("aw/rn", "ss/rn"), no
+        clinical term ("pt/ot", "sw/rn")."""
         out: List[Span] = []
+        n = len(doc)
         for i, t in enumerate(doc):
             if not (t.is_alpha and 2 <= len(t.text) <= 3) or t.lower_ in CREDENTIALS:
                 continue
@@ -2646,6 +2776,17 @@ class Gazetteer:
                 or doc[i - 1].text in {"-", "--", "/"}
             if line_start and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
                 out.append(Span(doc, i, i + 1, label=NAME))
+                continue
+            if i + 2 < n and doc[i + 1].text == "/" and not doc[i].whitespace_ and not doc[i + 1].whitespace_:
+                credential = doc[i + 2].lower_
+                if credential not in CREDENTIALS or credential in WEAK_CREDENTIALS or self.clinical_term(t.lower_):
+                    continue
+                k = i + 3
+                while k < n and doc[k].text in {".", ","}:
+                    k += 1
+                line_end = k >= n or doc[k].is_space or "\n" in doc[k - 1].whitespace_
+                if line_start or line_end:
+                    out.append(Span(doc, i, i + 1, label=NAME))
         return out
 
     def short_hospitals(self, doc: Doc, lowers: List[str]) -> List[Span]:
@@ -2676,6 +2817,23 @@ _DECIMAL = re.compile(r"^\d+\.\d+$")
 _CLOCK_TIME = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
 # what a date has that a bare number has not: a month/day ("3/6", "3-24-17", "04.05.2019"), a year
 # ("2009", "'09", "74'"), an ordinal day ("the 14th"), a compact date ("20190314")
+_FOUR_DIGIT_RANGE = re.compile(r"^(\d{4})\s*[-–]\s*(\d{4})$")
+
+
+def shift_hours(first: str, second: str) -> bool:
+    """Whether two four-digit numbers are the clock times of a shift or session that no
+    years can be ("0700-1900", "1900-0700", "2200-0200", "1500-2300"): one with a leading
+    zero, a range over midnight or one ending after 2030 ("2000-2010" may be years)."""
+    if not (_CLOCK_TIME.match(first) and _CLOCK_TIME.match(second)):
+        return False
+    return "0" in (first[0], second[0]) or int(second) < int(first) or max(int(first), int(second)) > 2030
+
+
+def _clock_range(text: str) -> bool:
+    """A shift's or session's hours written as one entity ("2200-0200", "1600 - 1200")."""
+    m = _FOUR_DIGIT_RANGE.match(text)
+    return m is not None and shift_hours(m.group(1), m.group(2))
+
 _DATE_SHAPE = re.compile(
     r"\d{1,2}\s*[/\-.]\s*\d{1,2}|(?<!\d)(1[89]|20)\d\d(?!\d)|['’`‘]\s*\d\d(?!\d)|(?<!\d)\d\d\s*['’]|\d(st|nd|rd|th)\b"
     r"|(?<!\d)(19|20)\d{6}(?!\d)",
@@ -2700,6 +2858,7 @@ _STREET_CUES = frozenset("on off at near to from onto along".split())
 _UNIT_AFTER_HOSPITAL = frozenset("ed er ew icu micu sicu ccu nicu picu clinic lab imaging radiology rehab".split())
 _HOSPITAL_PLACE_CUES = frozenset("in at to from via @".split())
 # directions, which "of" a place follows without naming a facility ("moved to north of boston")
+_TOWN_SERVICES = frozenset("pd fd police sheriff sheriff's".split())
 _COMPASS_WORDS = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest outside part rest".split())
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
@@ -2830,7 +2989,10 @@ _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:
     _TAILS_BY_FIRST.setdefault(_tail[0], []).append(_tail)
 # header fields whose value names an organisation
-_ORG_FIELDS = frozenset("pharmacy employer workplace facility agency school insurance insurer ins dme hospice snf vna daycare".split())
+_ORG_FIELDS = frozenset("""
+pharmacy employer workplace facility agency school insurance insurer ins dme hospice snf vna daycare
+church parish congregation temple mosque synagogue
+""".split())
 # what kind of plan it is, no insurer's name ("dental ppo", "an employer hmo")
 _PLAN_KINDS = frozenset("dental vision medical drug prescription group individual family employer union marketplace exchange".split())
 # what follows an insurer's name and says it is one ("tufts health plan", "BLUE CROSS BLUE SHIELD

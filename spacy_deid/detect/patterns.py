@@ -50,6 +50,7 @@ _VALUE = {"TEXT": {"REGEX": r"^[A-Za-z]{0,4}\d[\dA-Za-z\-]{2,}$"}}  # an ID toke
 _ALNUM_D = {"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}
 # an ID, possibly split on hyphens by the tokenizer: 9288-84246 -> 9288 - 84246
 _ID_VALUE = [_VALUE, {"TEXT": "-", "OP": "?"}, {**_ALNUM_D, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {**_ALNUM_D, "OP": "?"}]
+_DECADE_SIDE = {"LOWER": {"IN": ["mid", "early", "late", "upper"]}, "OP": "?"}
 # ages of 90 and over only: younger ages are not PHI under HIPAA Safe Harbor
 _AGE_NUM = {"TEXT": {"REGEX": r"^(9\d|1[01]\d)$"}}
 _MONTH_NUM = r"(0?[1-9]|1[0-2])"
@@ -101,6 +102,16 @@ _EVENT_CUES = [
     "meeting", "mtg", "held", "scheduled", "sched", "today", "tomorrow", "yesterday", "tonight",
     # a note's own date after its name ("phone note 3/7", "npn 10/28", "addendum 4/2")
     "note", "npn", "addendum",
+    # what is drawn, taught, missed or repaired on a day ("labs 10/3:", "education class 11/12",
+    # "missed tx 6/12")
+    "labs", "lab", "class", "tx", "session", "diagnosed", "dx'd",
+]
+# of those, the nouns no score follows: after them a denominator of 10 is a day too ("last visit
+# 1/10", "cxr 3/10"; "pain 6/10", "pain after BM 6/10", "CT done 8/10 pain" stay)
+_EVENT_NOUNS = [
+    "cxr", "mri", "echo", "tte", "tee", "ekg", "ecg", "eeg", "egd", "kub", "appt", "appointment",
+    "visit", "hd", "dialysis", "cath", "picc", "trach", "transfusion", "vaccine", "admission", "meeting", "mtg",
+    "scheduled", "sched", "note", "npn", "addendum", "labs", "class", "session",
 ]
 # "2/2" is nursing shorthand for "secondary to" ("lasix stopped 2/2 hypotension"): a date
 # only after a strong date cue ("on 2/2")
@@ -149,6 +160,8 @@ _PHONE_BASES: List[List[Dict]] = [
     [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _HY, _LAST4],
     # "(617) 555 0199": the area code in parentheses, the groups apart
     [{"TEXT": "("}, _D(3), {"TEXT": ")"}, _D(3), _LAST4],
+    # "(617)555-0137": no space after the parenthesis, which the tokenizer leaves on the exchange
+    [{"TEXT": "("}, {"TEXT": {"REGEX": r"^\d{3}\)\d{3}$"}}, _HY, _LAST4],
     [_D(3), _HY, _D(3), _HY, _LAST4],
     [{"TEXT": {"REGEX": r"(?i)^\d{3}\.\d{3}\.\d{4}(x\d{1,5})?$"}}],
     [{"TEXT": {"REGEX": r"^\+?1?\d{10}$"}}],
@@ -295,6 +308,7 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": BARE_MD_ID, "pattern": [_MD_LATE]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
     # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
     # day alone is the date; not a score: "4/10")
@@ -312,6 +326,10 @@ PHI_PATTERNS: List[Dict] = [
     ),
     # day before the month: "5 march", "the 5th of march"
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}]},
+    # an ordinal day of an abbreviated month ("since 12th of aug", "3RD OF SEPT.")
+    {"label": "DATE", "pattern": [
+        {"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)$"}}, {"LOWER": "of"}, {"TEXT": {"REGEX": rf"(?i)^({_MON_RE})\.?$"}},
+    ]},
     {"label": "DATE", "pattern": [{"TEXT": {"REGEX": rf"(?i)^{_DAY_NUM}(st|nd|rd|th)?$"}}, {"LOWER": "of", "OP": "?"}, {"LOWER": {"IN": _FULL_MONTHS}}, {"TEXT": ",", "OP": "?"}, _D(4)]},
     # ... and before an abbreviated month: "VISIT 5 JAN", "12 feb." ("mar" is a medication record
     # and "dec" a decrease in nursing notes: "per mar", "bs 2 dec": those two need a year)
@@ -475,12 +493,13 @@ PHI_PATTERNS: List[Dict] = [
             [{"LOWER": {"IN": ["yo", "y/o", "y.o", "y.o."]}}],
         )
     ),
-    # a decade of life over 89 ("in her 90s", "IN HIS MID 90'S"): the decade tells the age
+    # a decade of life over 89 ("in her 90s", "IN HIS MID 90'S"): the decade tells the age; not
+    # a value's ("sats mid 90s", "sbp upper 90s")
     {"label": "AGE", "id": "value", "pattern": [
-        {"LOWER": {"IN": ["her", "his", "their", "mid", "early", "late", "upper"]}}, {"TEXT": {"REGEX": r"(?i)^(9|1[01])0'?s$"}},
+        {"LOWER": {"IN": ["her", "his", "their"]}}, _DECADE_SIDE, {"TEXT": {"REGEX": r"(?i)^(9|1[01])0'?s$"}},
     ]},
     {"label": "AGE", "id": "value", "pattern": [
-        {"LOWER": {"IN": ["her", "his", "their", "mid", "early", "late", "upper"]}}, {"TEXT": {"REGEX": r"^(9|1[01])0$"}}, {"LOWER": {"IN": ["'s", "’s"]}},
+        {"LOWER": {"IN": ["her", "his", "their"]}}, _DECADE_SIDE, {"TEXT": {"REGEX": r"^(9|1[01])0$"}}, {"LOWER": {"IN": ["'s", "’s"]}},
     ]},
     # the age a sentence gives ("pt is 101, daughter is 70", "turned 95 last week", "her 100th birthday")
     {"label": "AGE", "id": "value", "pattern": [
