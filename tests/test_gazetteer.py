@@ -1789,3 +1789,16 @@ def test_a_ner_name_with_an_apostrophe_is_kept(nlp):
 )
 def test_conveyors_churches_and_nursing_homes(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] != "NAME"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # firms named with a word of their trade; a sentence's period starts no hospital's name
+        ("During 1980, Nera Economic Consulting invested heavily.", [("Nera Economic Consulting", "ORG")]),
+        ("works for kroll consulting in town", [("kroll consulting", "ORG")]),
+        ("VNA SERVICES TO RESUME. HOSPICE SERVICES IN PLACE.", []),
+    ],
+)
+def test_firms_of_trade_words_and_sentences_apart(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] != "NAME"] == expected

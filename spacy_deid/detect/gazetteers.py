@@ -138,6 +138,7 @@ biosciences analytics labs laboratories markets finance pharmaceuticals pharma e
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
 foods motors auto bank inn medflight lifeflight
+consulting consultants resources lines sons brothers bros insights
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
@@ -1527,6 +1528,8 @@ class Gazetteer:
             t = doc[j - 1]
             low = t.lower_
             if low in {"'s", "’s", "&", "-", "."} and j - 1 > 0:
+                if low == "." and len(doc[j - 2].text) > 3:
+                    break  # a sentence's period ("VNA TO RESUME. HOSPICE SERVICES")
                 j -= 1
                 continue
             if not t.is_alpha or low in TRANSFER_UNIGRAMS or low in NOT_HOSPITAL_NAME or t.is_stop:
@@ -1627,6 +1630,8 @@ class Gazetteer:
         start = i
         words = 0
         while start > 0 and words < 4 and "\n" not in doc[start - 1].whitespace_ and self._hospital_name_word(doc, start - 1, mixed_case):
+            if doc[start - 1].text == "." and start >= 2 and len(doc[start - 2].text) > 3:
+                break  # a sentence's period, not an abbreviation's ("VNA TO RESUME. HOSPICE SERVICES")
             start -= 1
             if doc[start].is_alpha:
                 words += 1
