@@ -1152,7 +1152,9 @@ def test_a_letterheads_organisation_between_a_person_and_an_address(address_nlp,
         ("The Czech Border Force detained him.", []),
         ("The orchestra serves Southern Austria.", []),
         ("He had a Bankart Lesion repaired.", []),
-        ("Nera Economic Consulting invested heavily.", []),
+        ("Nera Economic Horizons invested heavily.", []),
+        # (a trade word at its end names a firm wherever it stands)
+        ("Nera Economic Consulting invested heavily.", [("Nera Economic Consulting", "ORG")]),
         ("Name: Mary Green Phone: 555-1234", [("Mary Green", "NAME")]),
         # nor in single-case text
         ("during 1980, nera economic consulting invested heavily.", []),
