@@ -1725,6 +1725,11 @@ def test_care_homes_funeral_homes_and_towns_after_a_street(nlp, text, expected):
         # a contact ends before a comma and a word; hours of a session are no contact or date
         ("endo: fs q1h 180-250, ag closed at 0300", ("180-250, ag closed", "PHONE"), []),
         ("hd via l avf 2200-0200, 2.5l removed", ("2200-0200", "PHONE"), []),
+        (
+            "lives at 79063 63 rue de kairouan, cite el farik",
+            ("79063 63 rue de kairouan, cite el farik", "PHONE"),
+            [("79063 63 rue de kairouan, cite el farik", "PHONE")],
+        ),
         ("resp: proned 1600-1200 (20h)", ("1600-1200", "DATE"), []),
         ("SERVED 2000-2010 IN ARMY", ("2000-2010", "DATE"), [("2000-2010", "DATE")]),
         ("call 617-555-0120, ext 4418 today", ("617-555-0120, ext 4418", "PHONE"), [("617-555-0120, ext 4418", "PHONE")]),
@@ -1800,6 +1805,7 @@ def test_conveyors_churches_and_nursing_homes(nlp, text, expected):
         ("During 1980, Nera Economic Consulting invested heavily.", [("Nera Economic Consulting", "ORG")]),
         ("works for kroll consulting in town", [("kroll consulting", "ORG")]),
         ("VNA SERVICES TO RESUME. HOSPICE SERVICES IN PLACE.", []),
+        ("NOT GETTING BANK DOCUMENTS, TRANSFER TO OTHER BANK ACCOUNTS", []),
     ],
 )
 def test_firms_of_trade_words_and_sentences_apart(nlp, text, expected):

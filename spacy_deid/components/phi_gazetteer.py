@@ -46,7 +46,7 @@ from spacy_deid.detect.gazetteers import (
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
-from spacy_deid.detect.patterns import STREET_SUFFIXES
+from spacy_deid.detect.patterns import STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
 from spacy_deid.util import memory_zone, pipe_each
@@ -1031,7 +1031,9 @@ class PhiGazetteer(Pipe):
                 )
             # a contact ends before a comma and a word that is no contact's ("fs q1h 180-250, ag
             # closed", "sbp goal 140-180, nimodipine 60"; not "555-1234, ext 22")
-            if category == "CONTACT":
+            if category == "CONTACT" and not any(
+                t.lower_.rstrip(".") in STREET_SUFFIXES or t.lower_.rstrip(".") in STREET_PREFIXES for t in doc[start:end]
+            ):  # (an address the NER calls a phone goes on: "79063 63 rue de kairouan, cite el farik")
                 end = next((
                     i for i in range(start + 1, end - 1)
                     if doc[i].text == "," and doc[i + 1].is_alpha and doc[i + 1].lower_.rstrip(".") not in _CONTACT_WORDS

@@ -137,7 +137,7 @@ technologies technology systems software solutions partners associates capital i
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
-foods motors auto bank inn medflight lifeflight
+foods motors auto inn medflight lifeflight
 consulting consultants resources lines sons brothers bros insights
 """.split())
 # legal forms: a company's name whatever words it is made of
