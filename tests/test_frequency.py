@@ -597,10 +597,14 @@ def test_a_nursing_shift_and_a_range_of_vitals_are_never_rare():
 
 
 def test_clock_times_of_a_shift_are_never_rare():
-    """"0700-1900" heads a nursing note and "0930" times a dose: hours, no one's; years
-    ("2000-2010") and the groups of a phone number ("555-0137") stay rare items."""
+    """"0700-1900" heads a nursing note, "0930" times a dose and "rass -2" scores sedation: no
+    one's; years ("2000-2010"), the groups of a phone number ("555-0137") and its country's code
+    ("+1 (617)") stay rare items."""
     records = [rec(i, "Patient stable today.", f"p{i}") for i in range(6)]
     nlp, _ = fitted(records, {"k": 3, "common_min_zipf": 3.0})
-    masked = masked_words(nlp, "micu npn 0700-1900. npn 1900 - 0700. lasix at 0930, hd 2200-0200. served 2000-2010. call 555-0137")
-    assert not {"0700", "1900", "0930", "2200", "0200"} & set(masked)
-    assert {"2000", "2010", "0137"} <= set(masked)
+    masked = masked_words(
+        nlp, "micu npn 0700-1900. npn 1900 - 0700. lasix at 0930, hd 2200-0200. served 2000-2010. call 555-0137, "
+        "rass -2, tel +1 (617) 555 1212"
+    )
+    assert not {"0700", "1900", "0930", "2200", "0200", "-2"} & set(masked)
+    assert {"2000", "2010", "0137", "+1"} <= set(masked)

@@ -83,12 +83,25 @@ _KEEP, _LOW, _PAT, _BLACK = 0, 1, 2, 3
 _CONTRACTIONS = frozenset("'m 's 're 've 'll 'd n't".split())
 # a nursing shift written as one token ("7p-7a", "11P-7A.", "7a-3p"), a range of vital signs
 # by decades ("80s-90s", "120S-180S", "bp 120s/70s"), a hospital, postoperative or newborn's day
-# ("HD2", "POD#1", "dol3"), a signed score ("rass -2", "+1") and a ventilator's volume by rate
-# ("ac 500x16"): shorthand of nursing notes that identifies no one
+# ("HD2", "POD#1", "dol3") and a ventilator's volume by rate ("ac 500x16"): shorthand of nursing
+# notes that identifies no one
 _NURSING_SHORTHAND = re.compile(
-    r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s[-/]\d{2,3}'?s|(hd|pod|dol)#?\d{1,2}|[+-]\d|\d{3}x\d{1,2})\.?$"
+    r"(?i)^(\d{1,2}[ap]m?-\d{1,2}[ap]m?|\d{2,3}'?s[-/]\d{2,3}'?s|(hd|pod|dol)#?\d{1,2}|\d{3}x\d{1,2})\.?$"
 )
 _REASONS = {_LOW: LOW_FREQ, _PAT: PATTERN, _BLACK: BLACKLIST}
+
+
+_SIGNED_DIGIT = re.compile(r"^[+-]\d$")
+
+
+def never_rare_form(doc: Doc, i: int) -> bool:
+    """Whether ``doc[i]`` is a form of nursing notes that identifies no one, rare or not: the
+    clock times of a shift (``_clock_shift``), and a signed score ("rass -2", "+1 edema", "-3
+    station"; not a country's code before a phone number: "+1 (617) 555-1212")."""
+    if _SIGNED_DIGIT.match(doc[i].text):
+        nxt = doc[i + 1] if i + 1 < len(doc) else None
+        return nxt is None or not (nxt.text.startswith("(") or nxt.like_num or nxt.text[0].isdigit())
+    return _clock_shift(doc, i)
 
 
 def _clock_shift(doc: Doc, i: int) -> bool:
@@ -679,7 +692,7 @@ class FrequencyMasker(Pipe):
         for i in np.nonzero(reason == _LOW)[0]:
             text = doc[int(i)].text
             if not any(c.isalnum() for c in text) or text.lower().replace("’", "'") in _CONTRACTIONS \
-                    or _NURSING_SHORTHAND.match(text) or _clock_shift(doc, int(i)):
+                    or _NURSING_SHORTHAND.match(text) or never_rare_form(doc, int(i)):
                 # a symbol inside a rare n-gram ("=" of "= 7/10"), the clitic of a contraction
                 # ("'m" of "I'm", rare in transcribed notes), a nursing shift ("7P-7A",
                 # "11p-7a", "0700-1900") or range of vitals ("hr 80s-90s"): they identify no one
