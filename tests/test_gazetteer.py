@@ -1810,3 +1810,16 @@ def test_conveyors_churches_and_nursing_homes(nlp, text, expected):
 )
 def test_firms_of_trade_words_and_sentences_apart(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] != "NAME"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an initial and a name word after a role word, ordinary surnames too
+        ("sw will f/u w/ oncology navigator m. best.", [("m. best", "NAME")]),
+        ("case manager k. little following", [("k. little", "NAME")]),
+        ("wife j. at bedside", []),
+    ],
+)
+def test_initials_and_surnames_after_a_role(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected

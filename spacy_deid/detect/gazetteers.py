@@ -75,6 +75,7 @@ dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 interpreter translator navigator poa hcpoa
 sponsor coordinator landlord landlady coworker co-worker boss mentor
+manager supervisor therapist aide dietitian dietician pharmacist technician
 """.split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
@@ -2012,7 +2013,12 @@ class Gazetteer:
         i = 1
         while i < n:
             end = self._initial_end(doc, i)
-            if end == i or not after_personal_title(doc, i):
+            # after a personal title; after a role word with a name word after the initial
+            # ("oncology navigator m. best", "case manager k. little following")
+            if end == i or not (after_personal_title(doc, i) or (
+                doc[i - 1].lower_.rstrip(".") in _CONTEXT_WORDS and end < n and doc[end].is_alpha
+                and (self._name_token(doc, end) or self._unknown_word(doc, end))
+            )):
                 i += 1
                 continue
             for _ in range(3):
