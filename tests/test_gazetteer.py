@@ -1823,3 +1823,29 @@ def test_firms_of_trade_words_and_sentences_apart(nlp, text, expected):
 )
 def test_initials_and_surnames_after_a_role(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,ents,expected",
+    [
+        # an organisation ends before a weekday, a shift, or a comma and a verb
+        ("attending na mtgs at st. mary's church basement tues/thurs.", [("st. mary's church basement tues", "HOSPITAL")],
+         [("st. mary's church basement", "HOSPITAL")]),
+        ("working at ups warehouse night shift, living w/ sister", [("ups warehouse night shift", "ORGANIZATION")],
+         [("ups warehouse", "ORGANIZATION")]),
+        ("is a teacher at olympia high, prefers appts after 3pm", [("olympia high, prefers appts", "HOSPITAL")],
+         [("olympia high", "HOSPITAL")]),
+        # a blood gas is no date; a note, a pager or an office is no name
+        ("abg on d/c 7.38/58/72. d/c home", [("7.38/58/72", "DATE")], []),
+        ("np note f/u 2 wks", [("note", "DOCTOR")], []),
+        ("called dr hill office, lasix increased", [("hill office", "DOCTOR")], [("hill", "DOCTOR")]),
+    ],
+)
+def test_ner_entities_end_before_weekdays_shifts_and_office_words(nlp, text, ents, expected):
+    doc = _with_ents(nlp, text, ents)
+    assert [(e.text, e.label_) for e in doc.ents] == expected
+
+
+def test_ok_and_pager_are_no_name_words(nlp):
+    assert found(nlp, "landlord mr. sousa ok to install bars") == [("sousa", "NAME")]
+    assert ("pager", "NAME") not in found(nlp, "broussard, md, pager 4-1187")

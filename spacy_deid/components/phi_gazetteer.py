@@ -54,6 +54,7 @@ from spacy_deid.util import memory_zone, pipe_each
 # categories whose entities are names: they start with no lower-case stop word in mixed-case text
 _NAMED = frozenset({"NAME", "LOCATION", "ORGANIZATION"})
 _WEEKDAY_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WEEKDAY_FORMS = _WEEKDAY_NAMES | frozenset("mon tue tues wed thu thur thurs fri sat sun".split())
 # categories whose operators keep what reads as no PHI (ages under 90, durations, bare years)
 _KEPT_BY_FORM = frozenset({"DATE", "AGE"})
 # the categories the pattern ruler finds by their form, which win over a NER entity of another
@@ -1044,8 +1045,16 @@ class PhiGazetteer(Pipe):
                 end = next((i for i in range(start + 1, end) if self._ends_place(doc, i)), end)
                 # nor over a date after it ("orlando health april 2023", "hartford hospital, march 15th")
                 end = next((i for i in range(start + 1, end) if _date_starts(doc, i)), end)
-                # nor over a comma and a person's role ("market basket, girlfriend yesenia coming")
-                end = next((i for i in range(start + 1, end - 1) if doc[i].text == "," and doc[i + 1].lower_ in ROLES), end)
+                # nor over a comma and a person's role ("market basket, girlfriend yesenia coming"),
+                # or a comma and a verb ("olympia high, prefers appts")
+                end = next((
+                    i for i in range(start + 1, end - 1)
+                    if doc[i].text == "," and (doc[i + 1].lower_ in ROLES or self._gazetteer.after_name_verb(doc[i + 1]))
+                ), end)
+                # nor over a weekday or a shift after it ("st. mary's church basement tues", "ups
+                # warehouse night shift")
+                while end - start > 1 and (doc[end - 1].lower_.rstrip(".") in _WEEKDAY_FORMS or doc[end - 1].lower_ in _SHIFT_WORDS):
+                    end -= 1
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
             # patient word before a name ("FEMALE, MARY S.", "wife ann")

@@ -903,7 +903,7 @@ class Gazetteer:
         t = doc[i]
         return _word_form(t) and len(t.text) > 1 and not self.is_common(t.lower_) and not self.clinical_term(t.lower_) \
             and t.lower_ not in ROLES and t.lower_.rstrip(".") not in CALENDAR_WORDS and t.lower_.rstrip(".") not in CREDENTIALS \
-            and not _SPECIALTY_WORD.search(t.lower_)
+            and not _SPECIALTY_WORD.search(t.lower_) and t.lower_ not in _AFTER_NAME_WORDS and t.lower_ not in _CONTACT_CUE_WORDS
         # (a role word or credential no dictionary has is a cue, no name: "by girlfriend april",
         # "green, rn, cwocn"; a month's
         # abbreviation starts a date: "dr ellen marsh jul 25")
@@ -2137,6 +2137,8 @@ class Gazetteer:
                 return False  # "MASS 4 CM", "40 mg": a measurement
             if _PHONE_SHAPE.match(span.text):
                 return False  # "508 555 1234": a phone number's groups
+            if _DECIMAL_SLASH.search(span.text):
+                return False  # "abg 7.38/58/72": a blood gas, no date
             if _clock_range(span.text):
                 return False  # "proned 1600-1200": hours, no years
             if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):
@@ -2828,6 +2830,7 @@ _DECIMAL = re.compile(r"^\d+\.\d+$")
 _CLOCK_TIME = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
 # what a date has that a bare number has not: a month/day ("3/6", "3-24-17", "04.05.2019"), a year
 # ("2009", "'09", "74'"), an ordinal day ("the 14th"), a compact date ("20190314")
+_DECIMAL_SLASH = re.compile(r"\d\.\d+\s*/\s*\d")
 _FOUR_DIGIT_RANGE = re.compile(r"^(\d{4})\s*[-–]\s*(\d{4})$")
 
 
@@ -2899,7 +2902,7 @@ _AFTER_NAME_WORDS = frozenset(
     overnight aware here there present took came went left gave saw spoke said bought felt got ate
     drank slept kept held ran sat stood wrote heard met paid spent thought understood woke drove flew
     forgot knew became began says states reports wants asks calls visits week weekend month night
-    morning afternoon evening""".split()
+    morning afternoon evening note notes pager beeper office ok okay""".split()
 )
 # words that name a kind of organisation or place: an entity with one is no person's name,
 # whatever listed names are in it ("Jackson Memorial", "John Muir Medical Center", "Lincoln Park")
