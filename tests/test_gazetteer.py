@@ -1849,3 +1849,11 @@ def test_ner_entities_end_before_weekdays_shifts_and_office_words(nlp, text, ent
 def test_ok_and_pager_are_no_name_words(nlp):
     assert found(nlp, "landlord mr. sousa ok to install bars") == [("sousa", "NAME")]
     assert ("pager", "NAME") not in found(nlp, "broussard, md, pager 4-1187")
+
+
+def test_firms_named_with_their_trade():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phi_gazetteer")
+    nlp.initialize()
+    assert found(nlp, "pt works for delta airlines as a mechanic") == [("delta airlines", "ORG")]
+    assert found(nlp, "ENERGY LEVEL LOW. FINANCIAL CONCERNS. STAFFING SHORT") == []
