@@ -1665,6 +1665,7 @@ def test_dates_and_contacts_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("ok.\n- m. jones, rn, night shift", "m. jones", None),
         ("ok.\nT. Ruiz, RN, BSN, 7 South", "T. Ruiz", None),
         ("ok.\nr. patel md, internal medicine", "r. patel", None),
+        ("seen.\nE. BROUSSARD, MD, PAGER 4-1187", "E. BROUSSARD", None),
         # not on a line the name does not open
         ("called by n. osei, md, psychiatry, northwestern memorial", "n. osei", None),
     ],
@@ -1839,6 +1840,9 @@ def test_initials_and_surnames_after_a_role(nlp, text, expected):
         ("abg on d/c 7.38/58/72. d/c home", [("7.38/58/72", "DATE")], []),
         ("np note f/u 2 wks", [("note", "DOCTOR")], []),
         ("called dr hill office, lasix increased", [("hill office", "DOCTOR")], [("hill", "DOCTOR")]),
+        # nor after a field's word
+        ("INSURANCE HUMANA MEDICARE ADVANTAGE, AUTH", [("INSURANCE HUMANA MEDICARE ADVANTAGE", "HOSPITAL")],
+         [("HUMANA MEDICARE ADVANTAGE", "HOSPITAL")]),
     ],
 )
 def test_ner_entities_end_before_weekdays_shifts_and_office_words(nlp, text, ents, expected):

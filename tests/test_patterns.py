@@ -277,3 +277,15 @@ def test_approximate_months_ordinal_days_and_homes(nlp, text, expected):
 )
 def test_events_ordinal_months_decades_and_phones(nlp, text, expected):
     assert ents(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a post office box says "box"; "po 120" is a dose by mouth
+        ("mail to po box 1234 or P.O. Box 77", [("po box 1234", "STREET"), ("P.O. Box 77", "STREET")]),
+        ("diltiazem gtt -> po 120 qd", []),
+    ],
+)
+def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
+    assert ents(nlp, text) == expected

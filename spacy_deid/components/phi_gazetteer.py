@@ -44,7 +44,7 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
+from spacy_deid.detect.gazetteers import _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
@@ -651,8 +651,8 @@ class PhiGazetteer(Pipe):
         words = [t for t in doc[k:stop] if t.is_alpha]
         if not 1 <= len(words) <= 5 or any(
             not (t.is_alpha or t.lower_ in {"&", "-", "'s", "’s", "."}) for t in doc[k:stop]
-        ) or any(t.lower_ in _SHIFT_WORDS for t in words):
-            return None
+        ) or any(t.lower_ in _SHIFT_WORDS or t.lower_.rstrip(".") in _CONTACT_WORDS for t in words):
+            return None  # ("e. broussard, md, pager 4-1187": a pager, no firm)
         if mixed_case and not all(t.is_title or t.is_upper or t.lower_ in _INNER_STOP_WORDS for t in words):
             return None
         # the place in the signature vouches for ordinary words ("legacy emanuel"); not for
@@ -1064,6 +1064,8 @@ class PhiGazetteer(Pipe):
                 or doc[start].lower_ in ("'s", "’s")
                 or (mixed and self._leading_word(doc[start]))
                 or (category in _NAMED and end - start > 1 and doc[start].lower_ in ROLES)
+                # nor a field's word before an organisation ("INSURANCE HUMANA MEDICARE ADVANTAGE")
+                or (category == "ORGANIZATION" and end - start > 1 and doc[start].lower_ in _ORG_FIELDS)
             ):
                 start += 1
             while end > start and not any(c.isalnum() for c in doc[end - 1].text):

@@ -1977,8 +1977,8 @@ class Gazetteer:
             while j > 0 and i - j < 4 and "\n" not in doc[j - 1].whitespace_:
                 t = doc[j - 1]
                 if not t.is_alpha or t.is_stop or self.clinical_term(t.lower_) or t.lower_ in _PUBLIC_PLANS \
-                        or t.lower_ in _PLAN_KINDS:
-                    break
+                        or t.lower_ in _PLAN_KINDS or t.lower_ in _ORG_FIELDS:
+                    break  # (nor the field's word: "INSURANCE HUMANA MEDICARE ADVANTAGE")
                 j -= 1
             if j < i:
                 out.append(Span(doc, j, i + tail, label=ORG))

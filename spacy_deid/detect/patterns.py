@@ -547,9 +547,14 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": _usps_suffixes()}},
     ]},
     {"label": "STREET", "pattern": [
-        {"LOWER": {"IN": ["apt", "apartment", "suite", "ste", "unit", "po", "p.o.", "psc", "box", "bldg", "building"]}},
+        {"LOWER": {"IN": ["apt", "apartment", "suite", "ste", "unit", "psc", "box", "bldg", "building"]}},
         {"LOWER": {"IN": [".", "box", "#", "no", "no."]}, "OP": "*"},
         {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
+    ]},
+    # a post office box says "box" ("po box 12", "P.O. Box 77"; "PO 120 QD" is a dose by mouth)
+    {"label": "STREET", "pattern": [
+        {"LOWER": {"IN": ["po", "p.o.", "p.o", "pob"]}}, {"TEXT": ".", "OP": "?"}, {"LOWER": "box"},
+        {"LOWER": {"IN": ["#", "no", "no."]}, "OP": "?"}, {"TEXT": {"REGEX": r"(?i)^\d{1,5}[a-z]?$"}},
     ]},
     {"label": "STREET", "pattern": [{"LOWER": {"IN": ["apo", "fpo", "dpo"]}}, {"LOWER": {"IN": ["aa", "ae", "ap"]}}, _D(5)]},
     # a numbered road after the house number: "2200 route 9", "45 rte. 1a", "1200 state highway 101"
