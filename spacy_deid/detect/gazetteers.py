@@ -139,9 +139,9 @@ biosciences analytics labs laboratories markets finance pharmaceuticals pharma e
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
 foods motors auto inn medflight lifeflight
-consulting consultants resources lines sons brothers bros insights networks energy financial bancorp airlines airways
-communications telecom entertainment publishing studios productions ventures properties realty brands wireless
-therapeutics biotech diagnostics staffing freight trucking engineering architects dynamics robotics aerospace automotive
+consulting consultants resources lines sons brothers bros insights networks bancorp airlines airways
+communications telecom entertainment studios productions ventures properties realty brands wireless
+therapeutics biotech diagnostics freight architects dynamics robotics aerospace automotive
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
