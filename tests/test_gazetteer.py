@@ -1866,3 +1866,9 @@ def test_firms_named_with_their_trade():
     assert found(nlp, "ENERGY LEVEL LOW. FINANCIAL CONCERNS. STAFFING SHORT. PUBLISHING HER FIRST STORY") == []
     doc = _with_ents(nlp, "BEGAN WRITING AS A TEENAGER, PUBLISHING HER FIRST STORY", [("PUBLISHING HER FIRST STORY", "ORGANIZATION")])
     assert list(doc.ents) == []
+    assert found(nlp, "Insertion of arterial venous lines. Appropriate lines were then placed.") == []
+
+
+def test_an_apostrophe_word_counts_in_names_only(nlp):
+    doc = _with_ents(nlp, "positioned in the *** o'clock site and secured", [("*** o'clock site", "LOC")])
+    assert list(doc.ents) == []

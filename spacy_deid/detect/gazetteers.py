@@ -139,7 +139,7 @@ biosciences analytics labs laboratories markets finance pharmaceuticals pharma e
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
 foods motors auto inn medflight lifeflight
-consulting consultants resources lines sons brothers bros insights networks bancorp airlines airways
+consulting consultants resources sons brothers bros insights networks bancorp airlines airways
 communications telecom entertainment studios productions ventures properties realty brands wireless
 therapeutics biotech diagnostics freight architects dynamics robotics aerospace automotive
 """.split())
@@ -2184,7 +2184,8 @@ class Gazetteer:
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
-        words = [t for t in span if t.is_alpha or _APOSTROPHE_WORD.match(t.text)]  # ("t. o'neil")
+        # (a name's word may hold an apostrophe: "t. o'neil"; a place's "o'clock" is no word of it)
+        words = [t for t in span if t.is_alpha or (category == "NAME" and _APOSTROPHE_WORD.match(t.text))]
         if words and all(t.lower_.rstrip(".") in CREDENTIALS for t in words):
             return False  # "m. green, rn, cwocn": the NER's place is a credential
         if not words:
