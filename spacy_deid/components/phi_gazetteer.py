@@ -44,9 +44,9 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
+from spacy_deid.detect.gazetteers import _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
-from spacy_deid.detect.patterns import STREET_PREFIXES, STREET_SUFFIXES
+from spacy_deid.detect.patterns import MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
 from spacy_deid.util import memory_zone, pipe_each
@@ -109,9 +109,9 @@ _QUOTES = frozenset({'"', "'", "“", "”", "‘", "’", "``", "''"})
 _NICKNAME_CUES = frozenset("aka a.k.a. a.k.a nicknamed nickname alias".split())
 _NICKNAME_BIGRAMS = frozenset({("goes", "by"), ("go", "by"), ("known", "as"), ("prefers", "to"), ("called", "himself"), ("called", "herself"), ("calls", "himself"), ("calls", "herself")})
 # the words inside a phone number's entity ("555-1234, ext 22", "x45", "pager")
-_CONTACT_WORDS = frozenset("ext x extension pager pgr beeper cell fax tel phone ph mobile or".split())
+_CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 # a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
-_MONTH_DAY_NOT_10 = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|1[1-9]|2\d|3[01])$")
+_MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 _COUNTED_AFTER = frozenset("""
 tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
 """.split())

@@ -117,7 +117,9 @@ _EVENT_NOUNS = [
 # only after a strong date cue ("on 2/2")
 _SHORTHAND_MD = frozenset({"2/2"})
 _MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
-_MD_NOT_10 = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"}}
+# a month/day whose day is no pain score's denominator (x/10)
+MONTH_DAY_NOT_10 = rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"
+_MD_NOT_10 = {"TEXT": {"REGEX": MONTH_DAY_NOT_10}}
 # a phone number's last group, an extension glued on or not: "4567", "4567x45"
 _LAST4 = {"TEXT": {"REGEX": r"(?i)^\d{4}(x\d{1,5})?$"}}
 _EXT_TAILS: List[List[Dict]] = [
