@@ -46,7 +46,7 @@ from spacy_deid.detect.gazetteers import (
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
-from spacy_deid.detect.patterns import MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
+from spacy_deid.detect.patterns import _SHORTHAND_MD, MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
 from spacy_deid.surrogates.places import BUILDING_SIDES, is_not_phi_place
 from spacy_deid.util import memory_zone, pipe_each
@@ -804,7 +804,7 @@ class PhiGazetteer(Pipe):
             if k >= n or k in taken:
                 continue
             m = _MONTH_DAY_NOT_10.match(doc[k].text)
-            if m and doc[k].text != "2/2" and not (k + 1 < n and doc[k + 1].lower_ in _COUNTED_AFTER):
+            if m and doc[k].text not in _SHORTHAND_MD and not (k + 1 < n and doc[k + 1].lower_ in _COUNTED_AFTER):
                 out.append(Span(doc, k, k + 1, label="DATE"))
             elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].text == "," and k + 2 < n \
                     and doc[k + 1].text.isdigit() and 90 <= int(doc[k + 1].text) <= 125 \
