@@ -397,6 +397,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pt: 79 yo m", []),
         # a listed name that is a stop word before an ordinary word is the verb
         ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        # a relatives' plural lists their names, ordinary words too
+        ("wife at bedside, brothers art and bill, who live nearby", [("art", "NAME"), ("bill", "NAME")]),
+        ("brothers called, kids will visit, parents at bedside", []),
         ("spoke with dr john may called back", [("john may", "NAME")]),
         # a saint's initial names a hospital
         ("st. e's to fax records", [("st. e's", "HOSPITAL")]),
@@ -406,13 +409,19 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("3 round stones inc called", [("3 round stones inc", "ORG")]),
         ("galorath incorporated is new", [("galorath incorporated", "ORG")]),
         ("the insurance company called", []),
+        # a building trade names a firm after a name ("kc roofing"), not alone
+        ("working days for kc roofing & gutter. does landscaping and roofing work", [("kc roofing", "ORG")]),
         # an employer after its cue: a word no dictionary has, or a company word at the end
         ("i work for rapid cycle solutions", [("rapid cycle solutions", "ORG")]),
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
         ("works at a bank, works for the city, retired from teaching", []),
         ("works at home as a cashier", []),
+        # "home" starts a firm's name only when one or two more words end the phrase
+        ("pt works at home depot, mother at bedside", [("home depot", "ORG")]),
+        ("works at home mostly. works at home now. works at home office.", []),
         # a trade before "at" or "for" names its employer
         ("a truck driver for fedex, who developed chest pain", [("fedex", "ORG")]),
+        ("retired, was a mailman for usps. a freshman at bu, admitted", [("usps", "ORG"), ("bu", "ORG")]),
         ("was a nurse at bedside, a worker for the city", []),
         # a firm named by its place ("associates of" alone names none)
         ("seen by cardiology associates of worcester", [("associates of worcester", "ORG")]),
@@ -492,6 +501,8 @@ def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected)
         ("lives near the river", []),
         ("she fell at zion national park on monday", [("zion national park", "LOCATION_OTHER")]),
         ("senior at lincoln high school, plays", [("lincoln high school", "LOCATION_OTHER")]),
+        ("brought by ems from dudley sq on monday", [("dudley sq", "LOCATION_OTHER")]),
+        ("wound 2 cm sq at sacrum, lives near the square", []),
         ("walks at the local park daily", []),
         ("swims in the public pool at the city park", []),
         # a word no dictionary holds after a travel or home word and a place preposition
@@ -631,6 +642,9 @@ def test_a_ner_entity_is_bounded_and_labelled_by_the_lists(nlp, text, ent, expec
         ("pt from kesterfield, in.", [("kesterfield", "CITY"), ("in", "STATE")]),
         # one that is no English word of use is one after any town ("atlanta, ga and")
         ("lives in atlanta, ga and works in macon, ga", [("atlanta", "CITY"), ("ga", "STATE"), ("macon", "CITY"), ("ga", "STATE")]),
+        # a state code without a comma ends its phrase: a town of ordinary words before it is one
+        ("lives alone in enterprise al. son lives in salem nh, not", [("enterprise", "CITY"), ("al", "STATE"), ("salem", "CITY"), ("nh", "STATE")]),
+        ("f/u boston id clinic", [("boston", "CITY")]),
         # a patient word starts a description unless a comma follows it
         ("a 35-year-old male firefighter with asthma", []),
         ("a 50 yo female zumba instructor", []),
@@ -1013,10 +1027,17 @@ def test_an_employer_in_mixed_case_text_is_named_by_its_capitals(nlp):
 @pytest.mark.parametrize(
     "text,expected",
     [
-        # the two streets of a corner, one with a street word, a number or a name no dictionary has
-        ("lives on the corner of elm and main st with wife", [("elm", "STREET"), ("main st", "STREET")]),
-        ("Lives on corner of Elm St. and Main", [("Elm St.", "STREET"), ("Main", "STREET")]),
-        ("the corner of dalbraut 99 and frederikke coves.", [("dalbraut 99", "STREET"), ("frederikke coves", "STREET")]),
+        # a corner of two streets, one with a street word, a number or a name no dictionary has, is one place
+        ("lives on the corner of elm and main st with wife", [("corner of elm and main st", "STREET")]),
+        ("Lives on corner of Elm St. and Main", [("corner of Elm St. and Main", "STREET")]),
+        ("the corner of dalbraut 99 and frederikke coves.", [("corner of dalbraut 99 and frederikke coves", "STREET")]),
+        ("found at the intersection of 5th and main, confused", [("intersection of 5th and main", "STREET")]),
+        # a crossing after a word of place, one street numbered or with a street word
+        ("triggered by driving past 6th and broadway where he", [("6th and broadway", "STREET")]),
+        ("assaulted near center st and 8th ave w in town", [("center st and 8th ave w", "STREET")]),
+        ("found at 7th st and mcdowell. phoenix fire", [("7th st and mcdowell", "STREET")]),
+        # two numbers alone, or none, name no streets
+        ("seen at 2nd and 3rd visits, pt at rest and sleeping, off 2 and on 3", []),
         # corners of the body are no streets
         ("mass at the corner of the eye and lid", []),
         ("lesion at corner of mouth and upper lip", []),
@@ -1604,6 +1625,9 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         ("owned salon in garden grove, sold it", [("garden grove", "CITY")]),
         ("insurance florida blue id xjf882041937", [("florida blue", "ORG")]),
         ("insurance approved today", []),
+        # with no colon and no member's number, a name of two to four words that ends its phrase
+        ("untreated. insurance nebraska total care. plan", [("nebraska total care", "ORG")]),
+        ("insurance pending approval. insurance company notified. insurance medicare part b.", []),
         # a credential ends a name after a field's cue
         ("crew: fox emt-b arrived", [("fox", "NAME")]),
     ],
@@ -1766,6 +1790,11 @@ def test_dates_and_ages_beside_people(nlp, text, ents, expected):
         # a town's police or fire department; peritoneal dialysis and parkinson's are none
         ("brought in by phoenix pd after found down", [("phoenix pd", "ORG")]),
         ("BIB MESA FD", [("MESA FD", "ORG")]),
+        # a town's court, police department or public office of more words
+        ("escalating. albuquerque police dept officer at bedside", [("albuquerque police dept", "ORG")]),
+        ("hearing in cleveland municipal court. phoenix fire gave narcan",
+         [("cleveland municipal court", "ORG"), ("phoenix fire", "ORG")]),
+        ("lives in boston. public health nurse", [("boston", "CITY")]),
         ("pt on pd at home, pd meds held", []),
         # an ordinary surname before a credential, an apostrophe's surname, a month ends a name
         ("cath lab.\nseen w/ jamal person, pa", [("jamal person", "NAME")]),
@@ -1820,6 +1849,10 @@ def test_firms_of_trade_words_and_sentences_apart(nlp, text, expected):
         ("sw will f/u w/ oncology navigator m. best.", [("m. best", "NAME")]),
         ("case manager k. little following", [("k. little", "NAME")]),
         ("wife j. at bedside", []),
+        # an initial and a name word that open a parenthesis are the person named there
+        ("on call (d. white, beeper 4-4411) aware", [("d. white", "NAME")]),
+        ("infection control (m. king) aware of cx", [("m. king", "NAME")]),
+        ("grew (s. aureus) and (e. coli, klebsiella)", []),
     ],
 )
 def test_initials_and_surnames_after_a_role(nlp, text, expected):
@@ -1872,3 +1905,17 @@ def test_firms_named_with_their_trade():
 def test_an_apostrophe_word_counts_in_names_only(nlp):
     doc = _with_ents(nlp, "positioned in the *** o'clock site and secured", [("*** o'clock site", "LOC")])
     assert list(doc.ents) == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a listed town after "in" and an organisation, landmark or role word ends its phrase
+        ("3rd grade at jefferson elementary in normal, teacher aware", [("jefferson elementary", "ORG"), ("normal", "CITY")]),
+        ("seen at jefferson elementary in normal sinus rhythm", [("jefferson elementary", "ORG")]),
+        # in mixed-case text the town is capitalised
+        ("Seen at Jefferson Elementary in normal, teacher", [("Jefferson Elementary", "ORG")]),
+    ],
+)
+def test_a_town_after_a_place_found(nlp, text, expected):
+    assert found(nlp, text) == expected

@@ -370,6 +370,14 @@ def test_a_name_before_an_ordinary_word_is_replaced():
     assert "Wells" not in doc._.deid_text
 
 
+def test_a_name_before_a_spaced_dash_is_no_eponym():
+    """A hyphen between spaces is a dash: "hunter - grade 2" is a doctor, then a grade."""
+    doc = with_ents(make_nlp(), "lac repaired by dr hunter - grade 2 tear", [("hunter", "NAME")])
+    assert "hunter" not in doc._.deid_text
+    doc = with_ents(make_nlp(), "hx hunter-grade disease", [("hunter", "NAME")])
+    assert "hunter" in doc._.deid_text
+
+
 @pytest.mark.slow
 def test_profiles_end_to_end(tmp_path, small_corpus, small_records, mlm_dir, vec_dir):
     """Both shipped profiles fit and sanitise a corpus: the structured PHI the

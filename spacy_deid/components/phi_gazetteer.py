@@ -405,7 +405,7 @@ class PhiGazetteer(Pipe):
         # taken again, the organisations people point to, names of capitalised words taken whole
         rules = (
             self._name_neighbours, self._nicknames, self._names_again, self._vocatives, self._orgs_beside_people,
-            self._capitalised_names, self._dates_and_ages_beside,
+            self._capitalised_names, self._dates_and_ages_beside, self._towns_after_places,
         )
         for rule in rules:
             extra = rule(doc)
@@ -616,6 +616,40 @@ class PhiGazetteer(Pipe):
             signed = self._signature_org(doc, person, taken - name_only, mixed_case)
             if signed is not None:
                 out.append(signed)
+        return out
+
+    def _towns_after_places(self, doc: Doc) -> List[Span]:
+        """CITY spans: a listed town, ordinary word or not, after "in" and an organisation,
+        hospital or landmark found, or a relative's role word ("3rd grade at jefferson
+        elementary in normal,", "dialysis at davita in mesa;", "hcp (niece) in hull."), one
+        to three words that end the phrase (punctuation, the line's end or a stop word
+        after them); in mixed-case text capitalised."""
+        n = len(doc)
+        taken = self._taken(doc)
+        ends = {
+            sp.end for sp in [*doc.ents, *doc.spans[self.spans_key]]
+            if category_of(sp.label_, self._label_map) in ("ORGANIZATION", "LOCATION") and sp.label_ != CITY
+        }
+        mixed_case = is_mixed_case(doc)
+        gaz = self._gazetteer
+        out: List[Span] = []
+        for i in range(1, n - 1):
+            if doc[i].lower_ != "in" or i + 1 in taken:
+                continue
+            j = i - 1
+            if doc[j].text == ")" and j > 0:
+                j -= 1
+            if not (i in ends or j + 1 in ends or doc[j].lower_ in ROLES):
+                continue
+            k = i + 1
+            end = next((e for e in (k + 3, k + 2, k + 1) if e <= n and gaz.is_listed(doc[k:e], CITY)), None)
+            if end is None or any(x in taken for x in range(k, end)) or any("\n" in t.whitespace_ for t in doc[k:end - 1]):
+                continue
+            if mixed_case and not all(t.is_title or t.is_upper for t in doc[k:end] if t.is_alpha):
+                continue
+            if end < n and "\n" not in doc[end - 1].whitespace_ and not (doc[end].is_punct or doc[end].is_stop):
+                continue  # ("in normal sinus rhythm")
+            out.append(Span(doc, k, end, label=CITY))
         return out
 
     def _signature_org(self, doc: Doc, person: Span, taken: set, mixed_case: bool) -> Optional[Span]:

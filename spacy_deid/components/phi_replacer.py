@@ -540,10 +540,13 @@ def _eponym(span: Span) -> bool:
     """A name, place or organisation used as part of an eponym: followed (after
     ``'s`` or ``-``, and the other names of a hyphenated eponym: "stevens-johnson
     syndrome", "charcot-marie-tooth disease") by a word such as disease, syndrome,
-    score or criteria."""
+    score or criteria. A hyphen between spaces is a dash, no eponym's ("by dr hunter -
+    grade 2 tear")."""
     doc = span.doc
     j = span.end
     while j < len(doc) and doc[j].lower_ in ("'s", "’s", "'", "-", "–"):
+        if doc[j].text in ("-", "–") and doc[j - 1].whitespace_ and doc[j].whitespace_:
+            break
         j += 1
         if doc[j - 1].text in ("-", "–") and j + 1 < len(doc) and doc[j].is_alpha and doc[j].lower_ not in EPONYM_HEADS:
             j += 1

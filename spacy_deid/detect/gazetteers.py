@@ -77,6 +77,12 @@ interpreter translator navigator poa hcpoa
 sponsor coordinator landlord landlady coworker co-worker boss mentor
 manager supervisor therapist aide dietitian dietician pharmacist technician
 """.split())
+# the relatives' plurals: cues for the names they list ("brothers art and bill"), kept out of
+# ROLES, whose words are never part of a name ("smith & sons roofing", "warner brothers")
+PLURAL_ROLES = frozenset("""
+sons daughters brothers sisters parents nieces nephews cousins aunts uncles grandsons granddaughters
+grandchildren grandkids children kids friends neighbors neighbours roommates stepsons stepdaughters
+""".split())
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
 PATIENT_WORDS = frozenset("male female gentleman woman boy girl".split())
@@ -142,6 +148,8 @@ foods motors auto inn medflight lifeflight
 consulting consultants resources sons brothers bros insights networks bancorp airlines airways
 communications telecom entertainment studios productions ventures properties realty brands wireless
 therapeutics biotech diagnostics freight architects dynamics robotics aerospace automotive
+roofing landscaping trucking hauling towing excavating paving masonry contracting contractors builders
+janitorial remodeling drywall hvac
 """.split())
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
@@ -232,7 +240,7 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
-daycare preschool kindergarten
+daycare preschool kindergarten square sq
 """.split())
 # words before a landmark word that say what it is for, not which it is ("dog park", "high school")
 LANDMARK_GENERIC = frozenset("""
@@ -528,6 +536,7 @@ _MANUAL_TRADES = frozenset("""
 cook cooks chef carrier cashier aide aides mechanic janitor custodian waiter waitress bartender dishwasher
 housekeeper landscaper roofer plumber carpenter electrician welder mover courier cabbie barber hairdresser
 nanny babysitter guard laborer labourer fisherman farmer server bagger stocker busboy machinist
+mailman postman student freshman sophomore
 """.split())
 # what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
 _TRADE_JOINERS = frozenset({"at", "for"})
@@ -589,7 +598,7 @@ def has_title_before(doc: Doc, start: int, verbs: bool = True) -> bool:
         return False  # "15 CM PROXIMAL": a unit after a number, no case manager
     if j + 1 < start and doc[j + 1].text == "-" and not doc[j].whitespace_:
         return False  # "Julie Tran, PA-C. Anesthesia": a credential's first part, no title
-    if is_title_word(doc[j]) or w in ROLES:
+    if is_title_word(doc[j]) or w in ROLES or w in PLURAL_ROLES:
         return True
     # a header field: "pt: violet grollwick", "re: guy fields", "patient: ..."; "re:" heads
     # its line or sentence: inside one it means "about" ("d/w dr green re: heparin gtt")
@@ -1209,8 +1218,9 @@ class Gazetteer:
         for span in cands:
             # a town's police or fire department, ordinary word or not ("brought in by phoenix pd",
             # "BIB MESA FD")
-            if span.end < len(doc) and doc[span.end].lower_.rstrip(".") in _TOWN_SERVICES and span.label_ != STATE:
-                out.append(Span(doc, span.start, span.end + 1, label=ORG))
+            service_end = _town_service_end(doc, span.end) if span.label_ != STATE else span.end
+            if service_end > span.end:
+                out.append(Span(doc, span.start, service_end, label=ORG))
                 continue
             ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
             if self.eponym_after(doc, span.end):
@@ -1231,8 +1241,8 @@ class Gazetteer:
                 continue
             span = self._hyphened_places(doc, span)
             out.append(span)
-            # the state code after a town ("atlanta, ga", "BROOKLYN, NY"): a place in any case
-            code = self._state_code_after(doc, span) if span.label_ != STATE else None
+            # the state code after a town ("atlanta, ga", "BROOKLYN, NY", "salem nh"): a place in any case
+            code = self._state_code_after(doc, span, bare=True) if span.label_ != STATE else None
             if code is not None:
                 out.append(Span(doc, code, code + 1, label=STATE))
         return out
@@ -1247,16 +1257,32 @@ class Gazetteer:
         t = doc[k]
         return t.is_alpha and bool(self.tags(t.lower_) & set(PLACE_LABELS)) and not self.clinical_term(t.lower_)
 
-    def _state_code_after(self, doc: Doc, span: Span) -> Optional[int]:
+    def _state_code_after(self, doc: Doc, span: Span, bare: bool = False) -> Optional[int]:
         """The index of a two-letter state code right after ``span`` and a comma
-        ("mobile, al"; "fever, or chills" names no state: ``_state_code_at``), else None."""
+        ("mobile, al"; "fever, or chills" names no state: ``_state_code_at``), else None.
+        With ``bare``, also one without the comma that ends its phrase (punctuation, the
+        line's end or a stop word after it; in capitals in mixed-case text): "son lives in
+        salem nh, not", "heat in commerce tx." ("boston id clinic" names no state)."""
         k = span.end + 1
-        if k >= len(doc) or doc[span.end].text != ",":
+        n = len(doc)
+        if k < n and doc[span.end].text == ",":
+            code = doc[k].lower_.rstrip(".")
+            if code in WORD_STATE_CODES:
+                return k if self._state_code_at(doc, k) else None
+            return k if code in _STATE_CODES and len(doc[k].text.rstrip(".")) == 2 else None
+        k = span.end
+        if not bare or k >= n or "\n" in doc[k - 1].whitespace_ or not doc[k - 1].whitespace_:
             return None
         code = doc[k].lower_.rstrip(".")
-        if code in WORD_STATE_CODES:
-            return k if self._state_code_at(doc, k) else None
-        return k if code in _STATE_CODES and len(doc[k].text.rstrip(".")) == 2 else None
+        if code not in _STATE_CODES or len(doc[k].text.rstrip(".")) != 2 or is_mixed_case(doc) and not doc[k].is_upper:
+            return None
+        if code in WORD_STATE_CODES and not self._state_code_at(doc, k):
+            return None
+        nxt = doc[k + 1] if k + 1 < n else None
+        if nxt is None or "\n" in doc[k].whitespace_ or doc[k].text.endswith(".") or nxt.is_punct \
+                or nxt.is_stop or nxt.lower_ in {"w/", "w"}:
+            return k
+        return None
 
     def landmarks(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: one or two name words and a landmark word after
@@ -1346,7 +1372,10 @@ class Gazetteer:
         e = span.end
         if e + 1 < len(doc) and doc[e].text == ",":
             return STATE in self.tags(doc[e + 1].lower_) or self._state_code_after(doc, span) is not None
-        return False
+        # "lives alone in enterprise al.", "near pratt ks and": a state code, no comma, after a
+        # word of place before the town
+        return span.start > 0 and doc[span.start - 1].lower_ in _PLACE_PREPOSITIONS \
+            and self._state_code_after(doc, span, bare=True) is not None
 
     @staticmethod
     def _state_code_at(doc: Doc, k: int) -> bool:
@@ -1786,13 +1815,15 @@ class Gazetteer:
         return out
 
     def cross_streets(self, doc: Doc, lowers: Optional[List[str]] = None) -> List[Span]:
-        """STREET spans: the two streets of a corner or intersection ("lives on the
-        corner of elm and main", "the corner of dalbraut 99 and frederikke coves"):
-        after "corner of" or "intersection of", one to five words or numbers on the
+        """STREET spans: a corner or intersection of two streets, one span from "corner"
+        to the second street ("lives on the corner of elm and main", "the corner of
+        dalbraut 99 and frederikke coves": the crossing is the place, and "corner of"
+        left beside a surrogate street would read as a second address).
+        After "corner of" or "intersection of", one to five words or numbers on the
         line up to "and" or "&", and as many after it, to the first punctuation, stop
         word or clinical term. One of the two needs a number, a street word or a word
         no dictionary has ("elm and main st", "dalbraut 99"): the corners of the eye
-        and the mouth are ordinary words."""
+        and the mouth are ordinary words; a numbered street ("5th and main") counts as a number."""
         out: List[Span] = []
         n = len(doc)
         lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
@@ -1805,8 +1836,8 @@ class Gazetteer:
                     end += 1
                     continue
                 if not (t.is_alpha or t.like_num or _ADDRESS_NUMBER.match(t.text) or t.text in {".", "-"}) \
-                        or t.is_stop or self.clinical_term(lowers[end]):
-                    break
+                        or t.is_stop or self.clinical_term(lowers[end]) or t.text == "." and t.whitespace_:
+                    break  # (a period and a space end the sentence: "7th st and mcdowell. phoenix")
                 end += 1
             return end
 
@@ -1815,8 +1846,15 @@ class Gazetteer:
                 end -= 1
             return Span(doc, j, end, label="STREET")
 
+        def numbered(street: Span) -> bool:
+            return any(_ORDINAL.match(t.text) or t.lower_.rstrip(".") in STREET_SUFFIXES for t in street)
+
         for i in range(1, n - 2):
-            if lowers[i] != "of" or lowers[i - 1] not in {"corner", "intersection", "corners"}:
+            corner = lowers[i] == "of" and lowers[i - 1] in {"corner", "intersection", "corners"}
+            # a crossing named without "corner of", after a word of place: one street numbered
+            # or with a street word ("found at 6th and broadway", "near center st and 8th ave";
+            # not "at 2nd and 3rd visits": two numbers alone are no streets)
+            if not corner and lowers[i] not in _CROSSING_CUES:
                 continue
             j = i + 1
             end = street_end(j)
@@ -1824,12 +1862,20 @@ class Gazetteer:
                 continue
             end2 = street_end(end + 1)
             streets = [trimmed(j, end), trimmed(end + 1, end2)]
-            if len(streets[1]) and any(
-                _ADDRESS_NUMBER.match(t.text) or t.lower_.rstrip(".") in STREET_SUFFIXES
+            if not len(streets[1]):
+                continue
+            if corner and any(
+                _ADDRESS_NUMBER.match(t.text) or _ORDINAL.match(t.text) or t.lower_.rstrip(".") in STREET_SUFFIXES
                 or t.is_alpha and not (self.is_common(t.lower_) or self._clinical_word(t.lower_))
                 for street in streets for t in street
             ):
-                out += streets
+                out.append(Span(doc, i - 1, streets[1].end, label="STREET"))
+            elif not corner and any(numbered(sp) for sp in streets) and not (
+                all(_ORDINAL.match(t.text) for t in streets[0]) and _ORDINAL.match(streets[1][0].text)
+            ) and all(len(sp) <= 3 and not any(
+                t.lower_ in _CROSSING_CUES or t.lower_.endswith(("ing", "ed")) for t in sp
+            ) for sp in streets):  # ("by driving past 6th and ...": the street starts after "past")
+                out.append(Span(doc, j, streets[1].end, label="STREET"))
         return out
 
     def employers(self, doc: Doc, mixed_case: bool, lowers: Optional[List[str]] = None) -> List[Span]:
@@ -1861,6 +1907,9 @@ class Gazetteer:
                 if lowers[end] in _INNER_ORG_WORDS and end > j:
                     end += 1
                     continue
+                if end == j and lowers[j] == "home" and self._home_in_name(doc, j, lowers):
+                    end += 1  # ("works at home depot,"; not "works at home", "works at home mostly")
+                    continue
                 # a number only first ("48 factoring inc"); "x 20 yrs" is a duration
                 if not (t.is_alpha or t.text in {"&", "-"} or t.like_num and end == j) or t.is_stop \
                         or lowers[end] in NOT_HOSPITAL_NAME or lowers[end] in _AFTER_NAME_WORDS or lowers[end] == "x":
@@ -1889,6 +1938,20 @@ class Gazetteer:
             if named:
                 out.append(Span(doc, j, end, label=ORG))
         return out
+
+    def _home_in_name(self, doc: Doc, j: int, lowers: List[str]) -> bool:
+        """Whether "home" at ``doc[j]``, after an employer cue, starts a firm's name: one or
+        two more words on the line that are no stop, time, workplace or clinical words and
+        no adverb, then punctuation or the line's end ("works at home depot, ..."; "works at
+        home", "works at home now", "works at home office", "works at home mostly" name none)."""
+        n = len(doc)
+        k = j + 1
+        while k < n and k - j <= 2 and "\n" not in doc[k - 1].whitespace_ and doc[k].is_alpha and not (
+            doc[k].is_stop or lowers[k] in NOT_HOSPITAL_NAME or lowers[k] in _AFTER_NAME_WORDS
+            or self._workplace_kind(lowers[k]) or self.clinical_term(lowers[k]) or lowers[k].endswith("ly")
+        ):
+            k += 1
+        return k > j + 1 and (k == n or doc[k].is_punct or "\n" in doc[k - 1].whitespace_)
 
     @staticmethod
     def _workplace_kind(low: str) -> bool:
@@ -1936,7 +1999,15 @@ class Gazetteer:
             if insurer:
                 # "INSURANCE FLORIDA BLUE ID XJF882041937": with no colon, an insurer's name only
                 # before its member's number ("insurance approved", "insurance pending" name none)
-                if words and end < n and _id_word_at(doc, end):
+                # before its member's number ("insurance approved", "insurance pending" name none),
+                # or two to four words of a name that end the phrase ("insurance nebraska total
+                # care."; not "insurance pending approval.", "insurance company notified.")
+                if words and end < n and _id_word_at(doc, end) or 2 <= len(words) <= 4 and end == j + len(words) and (
+                    end == n or doc[end].is_punct or "\n" in doc[end - 1].whitespace_
+                ) and not any(
+                    w in _INSURANCE_TALK or w in _PUBLIC_PLANS or w.endswith(("ed", "ing")) or self.clinical_term(w)
+                    or w in ROLES or w in TITLES for w in words
+                ):
                     out.append(Span(doc, j, end, label=ORG))
                 continue
             if not field:
@@ -2016,10 +2087,17 @@ class Gazetteer:
         while i < n:
             end = self._initial_end(doc, i)
             # after a personal title; after a role word with a name word after the initial
-            # ("oncology navigator m. best", "case manager k. little following")
+            # ("oncology navigator m. best", "case manager k. little following"); first in
+            # parentheses with a listed name word after it that the parenthesis or a comma
+            # closes ("on call (d. white, beeper ...)", "infection control (m. king) aware";
+            # not "(s. aureus)", "(e. coli)": no name words)
             if end == i or not (after_personal_title(doc, i) or (
                 doc[i - 1].lower_.rstrip(".") in _CONTEXT_WORDS and end < n and doc[end].is_alpha
                 and (self._name_token(doc, end) or self._unknown_word(doc, end))
+            ) or (
+                doc[i - 1].text == "(" and doc[i].text.endswith(".") and end + 1 < n and doc[end].is_alpha
+                and self._name_token(doc, end) and not self.clinical_term(doc[end].lower_)
+                and doc[end + 1].text in {")", ","}
             )):
                 i += 1
                 continue
@@ -2875,7 +2953,30 @@ _STREET_CUES = frozenset("on off at near to from onto along".split())
 _UNIT_AFTER_HOSPITAL = frozenset("ed er ew icu micu sicu ccu nicu picu clinic lab imaging radiology rehab".split())
 _HOSPITAL_PLACE_CUES = frozenset("in at to from via @".split())
 # directions, which "of" a place follows without naming a facility ("moved to north of boston")
-_TOWN_SERVICES = frozenset("pd fd police sheriff sheriff's".split())
+_TOWN_SERVICES = frozenset("pd fd police sheriff sheriff's fire ems".split())
+# a town's public office of more words: its first words, then the word that ends it ("albuquerque
+# police dept", "cleveland municipal court", "denver human services", "boston public schools")
+_TOWN_SERVICE_HEADS = frozenset("police fire sheriff sheriff's municipal district county city public human social "
+                                "family housing transit probate juvenile circuit superior".split())
+_TOWN_SERVICE_TAILS = frozenset("dept department court courthouse services service jail schools district authority "
+                                "division rescue".split())
+
+
+def _town_service_end(doc: Doc, k: int) -> int:
+    """The end of a town's police, fire, court or public office after the town that ends
+    at ``doc[k]`` ("phoenix fire gave narcan", "albuquerque police dept", "cleveland
+    municipal court"), else ``k``: up to three words on the line, the last a service."""
+    end = k
+    n = len(doc)
+    while end < n and end - k < 3 and "\n" not in doc[end - 1].whitespace_:
+        low = doc[end].lower_.rstrip(".")
+        if low in _TOWN_SERVICE_TAILS or low in _TOWN_SERVICES or low in _TOWN_SERVICE_HEADS:
+            end += 1
+            continue
+        break
+    while end > k and doc[end - 1].lower_.rstrip(".") not in _TOWN_SERVICE_TAILS | _TOWN_SERVICES:
+        end -= 1
+    return end
 _COMPASS_WORDS = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest outside part rest".split())
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
@@ -3069,6 +3170,18 @@ _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 MIDDLE_INITIAL = re.compile(r"^(?![aAiIxX]\.?$)[^\W\d_]\.?$")
 # the state codes that notes write as words after a comma ("fever, or chills", "dr smith, md")
 _WORD_CODES_AS_WORDS = frozenset("in or me hi oh ok md".split())
+# what notes write after "insurance" that names no insurer ("insurance pending approval")
+_INSURANCE_TALK = frozenset("""
+pending approval approve auth authorization denial coverage covers cover info information card cards issue issues
+problem problems benefits benefit status verification company companies plan plans question questions concern
+concerns paperwork form forms update change changes copay copays deductible premium premiums provider providers
+coordinator rep representative case manager worker eligibility limit limits review reviews appeal appeals claim
+claims policy policies payment payments number numbers through via only also still now
+""".split())
+# the words of place before a crossing of two streets ("found at 6th and broadway")
+_CROSSING_CUES = frozenset("at near around past outside off".split())
+# the words of place before a town that a bare state code follows ("in enterprise al")
+_PLACE_PREPOSITIONS = frozenset("in from near of outside to around".split())
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
 or pa ri sc sd tn tx ut vt va wa wv wi wy dc
