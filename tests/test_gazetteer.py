@@ -377,6 +377,9 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
         ("seen at the wound clinic today", []),
         ("treated at cardiology clinic", []),
         ("went to the clinic", []),
+        # a side of the compass and a landscape word name a region, with no cue too
+        ("neurology f/u south shore hospital stroke clinic", [("south shore hospital stroke clinic", "HOSPITAL")]),
+        ("pain in the south side, left lower lobe", []),
     ],
 )
 def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, expected):
@@ -397,6 +400,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pt: 79 yo m", []),
         # a listed name that is a stop word before an ordinary word is the verb
         ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        # a name first in its sentence and told of something
+        ("until march 20. sandy aware of plan", [("sandy", "NAME")]),
+        ("family aware. team aware. md aware. ortho notified. pharmacy paged. ho aware", []),
         # a relatives' plural lists their names, ordinary words too
         ("wife at bedside, brothers art and bill, who live nearby", [("art", "NAME"), ("bill", "NAME")]),
         ("brothers called, kids will visit, parents at bedside", []),
@@ -411,6 +417,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("the insurance company called", []),
         # a building trade names a firm after a name ("kc roofing"), not alone
         ("working days for kc roofing & gutter. does landscaping and roofing work", [("kc roofing", "ORG")]),
+        ("pt owns a small roofing co. mrn to follow", []),
         # an employer after its cue: a word no dictionary has, or a company word at the end
         ("i work for rapid cycle solutions", [("rapid cycle solutions", "ORG")]),
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
@@ -1038,6 +1045,7 @@ def test_an_employer_in_mixed_case_text_is_named_by_its_capitals(nlp):
         ("found at 7th st and mcdowell. phoenix fire", [("7th st and mcdowell", "STREET")]),
         # two numbers alone, or none, name no streets
         ("seen at 2nd and 3rd visits, pt at rest and sleeping, off 2 and on 3", []),
+        ("fills at cvs route 9 and mail-order via insurer", []),
         # corners of the body are no streets
         ("mass at the corner of the eye and lid", []),
         ("lesion at corner of mouth and upper lip", []),
@@ -1232,6 +1240,8 @@ def test_mixed_case_is_told_by_capitalised_words_when_capitals_are_few(text, mix
         # in single-case text after a place's preposition, with a street word that is no other word
         ("these early shows on marina fort street were important.", [("marina fort street", "STREET")]),
         ("PT LIVES ON ELM STREET", [("ELM STREET", "STREET")]),
+        ("to walmart pharmacy on airline hwy, discount card", [("airline hwy", "STREET")]),
+        ("mvc on the highway, restrained", []),
         ("back on sex drive meds, on the road to recovery", []),
         # "st" after a street's name; before a capitalised name it is a saint
         ("pt prefers the one on essex st. will send msg", [("essex st", "STREET")]),
@@ -1705,6 +1715,9 @@ def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
     [
         # initials joined to a credential by a slash, first or last on a line
         ("lactate 0800.\njl/rn", [("jl", "NAME")]),
+        # after a dash, last in the note
+        ("re: dispo to rehab. - jm", [("jm", "NAME")]),
+        ("plan: cont abx - prn. will f/u - iv", []),
         ("plan as above. mk/rn", [("mk", "NAME")]),
         ("SITTER.\nAW/RN.", [("AW", "NAME")]),
         ("eval by pt/ot today, sw/rn meeting", []),

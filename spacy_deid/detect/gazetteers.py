@@ -148,9 +148,14 @@ foods motors auto inn medflight lifeflight
 consulting consultants resources sons brothers bros insights networks bancorp airlines airways
 communications telecom entertainment studios productions ventures properties realty brands wireless
 therapeutics biotech diagnostics freight architects dynamics robotics aerospace automotive
+""".split())
+# building trades that end a firm's name ("kc roofing"); after ordinary words alone they say
+# what a firm does ("owns a small roofing co." names none)
+_BUILDING_TRADES = frozenset("""
 roofing landscaping trucking hauling towing excavating paving masonry contracting contractors builders
 janitorial remodeling drywall hvac
 """.split())
+COMPANY_WORDS = COMPANY_WORDS | _BUILDING_TRADES
 # legal forms: a company's name whatever words it is made of
 LEGAL_SUFFIXES = frozenset("inc inc. llc l.l.c. ltd ltd. corp corp. corporation incorporated plc gmbh llp".split())
 # multi-word hospital endings, checked before the single words
@@ -327,6 +332,14 @@ grove groves crest ridge terrace willows manor gardens glen meadows meadow haven
 commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista
 """.split())
 _RESIDENCE_CUES = frozenset("to at from".split())
+# landscape words that name a region after a side of the compass ("south shore", "east bay")
+_REGION_WORDS = _RESIDENCE_WORDS | frozenset("shore shores bay coast valley lake lakes river country side".split())
+_SIDES = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest".split())
+
+
+def _region_after_side(doc: Doc, k: int) -> bool:
+    """``doc[k]`` is a landscape word after a side of the compass ("south shore", "east bay")."""
+    return 0 < k < len(doc) and doc[k].lower_ in _REGION_WORDS and doc[k - 1].lower_ in _SIDES
 # the kinds of care a word before "care" may say ("via palliative care" names no firm)
 _KINDS_OF_CARE = frozenset("palliative comfort respite personal intensive critical primary supportive hospice home private".split())
 # the last words of the firms that carry patients or bring care home, after "via"
@@ -932,7 +945,13 @@ class Gazetteer:
             if not (self._name_token(doc, i) or self._unknown_word(doc, i)) or is_title_word(doc[i]):
                 i += 1  # no name starts here, titled or not (the title test costs more); nor at
                 continue  # a title after a title ("chaplain fr. tom")
+            # a name first in its sentence and told of something ("... 3/20. sandy aware of plan",
+            # "GRACE NOTIFIED"): the note's way of naming whom it told
             titled = has_title_before(doc, i)
+            told = not titled and i + 1 < n and doc[i + 1].lower_ in _TOLD_WORDS and _starts_sentence(doc, i) \
+                and "\n" not in doc[i].whitespace_ and self._name_token(doc, i) and len(doc[i].text) > 2
+            # (a listed name, no two-letter one: "HO AWARE" is the house officer)
+            titled = titled or told
             if titled and mixed_case and doc[i].is_upper and len(doc[i].text) <= 5:
                 # "per ADA", "by CMS": after a weak cue, an acronym in mixed-case text is no name
                 j = _prev_word(doc, i)
@@ -1422,6 +1441,8 @@ class Gazetteer:
             if cued is not None:
                 start, standalone = min(start, cued), True
             named = start < i and self._distinctive(doc, start, i, mixed_case)
+            if named and label == ORG and lowers[i] in _BUILDING_TRADES:
+                named = any(doc[k].is_alpha and not self.is_common(lowers[k]) for k in range(start, i))
             if not named and label == ORG and i + tail + 1 < n and lowers[i + tail] == "of" \
                     and self._place_end(doc, i + tail + 1, mixed_case) > i + tail + 1:
                 named = True  # "Cardiology Associates of New England": a firm named by its place
@@ -1612,6 +1633,8 @@ class Gazetteer:
         # "port sherryside general hospital": a place prefix starts a hospital's name as a town's
         if low in HOSPITAL_NAME_WORDS or NAME in self.tags(low) or CITY in self.tags(low) or low in self.index.place_prefixes:
             return True
+        if _region_after_side(doc, k):
+            return True  # "south shore hospital"
         if not (t.is_alpha or "'" in t.text) or _SPECIALTY.search(low):
             return False
         if mixed_case and (t.is_title or t.is_upper) and not t.is_stop and get_string_id(low) not in self.index.clinical:
@@ -1637,6 +1660,10 @@ class Gazetteer:
             if not self.is_common(t.lower_) and t.lower_ not in HOSPITAL_NAME_WORDS:
                 return True
             if t.lower_ in DISTINCT_HOSPITAL_WORDS:
+                return True
+            # a side of the compass and a landscape word name a region ("south shore hospital",
+            # "north shore medical center", "east bay clinic")
+            if _region_after_side(doc, k + 1):
                 return True
         return False
 
@@ -1873,7 +1900,7 @@ class Gazetteer:
             elif not corner and any(numbered(sp) for sp in streets) and not (
                 all(_ORDINAL.match(t.text) for t in streets[0]) and _ORDINAL.match(streets[1][0].text)
             ) and all(len(sp) <= 3 and not any(
-                t.lower_ in _CROSSING_CUES or t.lower_.endswith(("ing", "ed")) for t in sp
+                t.lower_ in _CROSSING_CUES or t.lower_.endswith(("ing", "ed")) or t.text == "-" for t in sp
             ) for sp in streets):  # ("by driving past 6th and ...": the street starts after "past")
                 out.append(Span(doc, j, streets[1].end, label="STREET"))
         return out
@@ -2857,8 +2884,8 @@ class Gazetteer:
 
     def signed_initials(self, doc: Doc) -> List[Span]:
         """NAME spans: a writer's initials first on a line and before a credential
-        ("JS RN", "- jm, rn"): two or three letters that no list of ordinary or
-        clinical words has; and initials joined to a credential by a slash, first or last
+        ("JS RN", "- jm, rn"), or after a dash last in the note ("... - jm"): two or three
+        letters that no list of ordinary or clinical words has; and initials joined to a credential by a slash, first or last
         on a line ("jl/rn", "MK/RN."), ordinary words or not ("aw/rn", "ss/rn"), no
         clinical term ("pt/ot", "sw/rn")."""
         out: List[Span] = []
@@ -2869,6 +2896,11 @@ class Gazetteer:
             line_start = i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text \
                 or doc[i - 1].text in {"-", "--", "/"}
             if line_start and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
+                out.append(Span(doc, i, i + 1, label=NAME))
+                continue
+            # a note's sign-off: a dash and the initials, last in the note ("... re: dispo. - jm")
+            if i > 0 and doc[i - 1].text in {"-", "--"} and self._unknown_word(doc, i) \
+                    and all(x.is_space or x.is_punct and x.text != "-" for x in doc[i + 1:]):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
             if i + 2 < n and doc[i + 1].text == "/" and not doc[i].whitespace_ and not doc[i + 1].whitespace_:
@@ -2984,8 +3016,8 @@ _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
 # an interstate written as one token ("I-93", "i-95")
 _INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")
-_PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane".split())
-_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway highway terrace hwy pike turnpike".split())
+_PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane highway hwy pike turnpike parkway pkwy".split())
+_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway pkwy highway terrace hwy pike turnpike".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")
@@ -2998,6 +3030,8 @@ _TOWN_STOP_WORDS = _ADDRESS_PARTICLES | {"'s", "’s"}
 _ADDRESS_NUMBER = re.compile(r"(?i)^(\d{1,6}[a-z]?|[a-z]\d[a-z]|\d[a-z]\d|[a-z]{1,2}-\d{3,6})$")
 # punctuation an address holds between its parts
 _ADDRESS_PUNCT = frozenset({",", "-", "/", ".", ">"})
+# what a note writes after the name of someone it told ("sandy aware", "grace notified")
+_TOLD_WORDS = frozenset("aware notified updated informed paged".split())
 # words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
 # and the irregular past tenses and reporting verbs that follow a name ("JENNIFER BROWN BROUGHT
 # CLOTHES", "WIFE MARY TOOK PT HOME", "son says"); a listed name ("Rose", "Will") is never one
