@@ -400,6 +400,8 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pt: 79 yo m", []),
         # a listed name that is a stop word before an ordinary word is the verb
         ("pt's daughter nancy will bring in clothes", [("nancy", "NAME")]),
+        # police, educators and counsellors are roles before a name
+        (". state police trooper rice called, diabetes educator holly paged", [("rice", "NAME"), ("holly", "NAME")]),
         # a name first in its sentence and told of something
         ("until march 20. sandy aware of plan", [("sandy", "NAME")]),
         ("family aware. team aware. md aware. ortho notified. pharmacy paged. ho aware", []),
@@ -426,6 +428,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         # "home" starts a firm's name only when one or two more words end the phrase
         ("pt works at home depot, mother at bedside", [("home depot", "ORG")]),
         ("works at home mostly. works at home now. works at home office.", []),
+        # one ordinary word after a cue of employment that ends the phrase
+        ("nephew works at fidelity, reachable by cell", [("fidelity", "ORG")]),
+        ("works at night. retired from teaching. worked at the bank. retired from navy. works for herself.", []),
         # a trade before "at" or "for" names its employer
         ("a truck driver for fedex, who developed chest pain", [("fedex", "ORG")]),
         ("retired, was a mailman for usps. a freshman at bu, admitted", [("usps", "ORG"), ("bu", "ORG")]),
@@ -510,6 +515,9 @@ def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected)
         ("senior at lincoln high school, plays", [("lincoln high school", "LOCATION_OTHER")]),
         ("brought by ems from dudley sq on monday", [("dudley sq", "LOCATION_OTHER")]),
         ("wound 2 cm sq at sacrum, lives near the square", []),
+        # a high school named short
+        ("plays soccer at roosevelt high.", [("roosevelt high", "LOCATION_OTHER")]),
+        ("bp at times high. sugars at night high. glucose at home high, 300s", []),
         ("walks at the local park daily", []),
         ("swims in the public pool at the city park", []),
         # a word no dictionary holds after a travel or home word and a place preposition
@@ -1717,6 +1725,7 @@ def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
         ("lactate 0800.\njl/rn", [("jl", "NAME")]),
         # after a dash, last in the note
         ("re: dispo to rehab. - jm", [("jm", "NAME")]),
+        ("plan: cont. - DEB", [("DEB", "NAME")]),
         ("plan: cont abx - prn. will f/u - iv", []),
         ("plan as above. mk/rn", [("mk", "NAME")]),
         ("SITTER.\nAW/RN.", [("AW", "NAME")]),
@@ -1832,6 +1841,8 @@ def test_a_ner_name_with_an_apostrophe_is_kept(nlp):
         ("FROM HOME VIA LIFEGUARD AMBULANCE FOR ALTERED MS", [("LIFEGUARD AMBULANCE", "ORG")]),
         ("home infusion via option care, set up", [("option care", "ORG")]),
         ("d/c home via private car. via wound care. via palliative care. via ems.", []),
+        ("transport via life flight network, eta 30", [("life flight", "ORG")]),
+        ("arrived via helicopter flight. via private ambulance.", []),
         # a church's field, a home named with "nursing and rehab"
         ("church: first lutheran, pastor visits", [("first lutheran", "ORG")]),
         ("snf list: clear lake nursing and rehab", [("clear lake nursing and rehab", "HOSPITAL")]),

@@ -76,6 +76,7 @@ pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 interpreter translator navigator poa hcpoa
 sponsor coordinator landlord landlady coworker co-worker boss mentor
 manager supervisor therapist aide dietitian dietician pharmacist technician
+nnp educator counselor counsellor advocate trooper detective sergeant sgt deputy officer
 """.split())
 # the relatives' plurals: cues for the names they list ("brothers art and bill"), kept out of
 # ROLES, whose words are never part of a name ("smith & sons roofing", "warner brothers")
@@ -343,7 +344,10 @@ def _region_after_side(doc: Doc, k: int) -> bool:
 # the kinds of care a word before "care" may say ("via palliative care" names no firm)
 _KINDS_OF_CARE = frozenset("palliative comfort respite personal intensive critical primary supportive hospice home private".split())
 # the last words of the firms that carry patients or bring care home, after "via"
-_CONVEYOR_WORDS = frozenset("ambulance transport transportation medflight lifeflight ems care infusion".split())
+# kinds of vehicle and service, no carrier's name before a conveyor word
+_VEHICLE_WORDS = frozenset("helicopter plane airplane jet commercial private medical fixed wing rotor ground critical "
+                           "wheelchair chair van car taxi cab bus stretcher basic advanced als bls".split())
+_CONVEYOR_WORDS = frozenset("ambulance transport transportation medflight lifeflight flight evac ems care infusion".split())
 # what may follow a plural residence word after "the" ("the willows, pending bed")
 _RESIDENCE_FOLLOWERS = frozenset("and or pending when if for on in at with w/ once after today tomorrow".split())
 # kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
@@ -359,6 +363,11 @@ _GENERIC_FACILITY = (
 ) - HOSPITAL_NAME_WORDS
 # what an employer field holds when it names no employer
 _NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
+# one word after an employer's cue that names no employer: times, things, the armed services
+_NOT_EMPLOYERS = _NO_EMPLOYER | frozenset("""
+night nights day days present least all sea desk computer length pace age risk baseline army navy military
+marines airforce guard reserves church mass nursing medicine hospital hospitals clinic clinics pharmacy
+""".split())
 # the words before a pharmacy's name ("fills prescriptions at the cvs on main st",
 # "meds filled at rite aid"): what follows is a pharmacy's name whatever its words
 PHARMACY_CUES = frozenset(
@@ -1338,6 +1347,20 @@ class Gazetteer:
             cue = _words_before(doc, j)[1]
             if cue in LANDMARK_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
+        # a high school named short: a listed name or town, or a word no dictionary has, and
+        # "high" that ends the phrase, after "at" or a school's cue ("plays soccer at roosevelt
+        # high.", "grade at mountain vista high,"; not "bp at times high.")
+        for i in range(2, n):
+            if doc[i].lower_ != "high" or not (i + 1 == n or doc[i + 1].is_punct or "\n" in doc[i].whitespace_):
+                continue
+            j = i
+            while j > 0 and i - j < 2 and self._landmark_name_word(doc, j - 1) and "\n" not in doc[j - 1].whitespace_:
+                j -= 1
+            if j == i or _words_before(doc, j)[1] not in LANDMARK_CUES | _SCHOOL_CUES:
+                continue
+            if any(NAME in self.tags(doc[k].lower_) or CITY in self.tags(doc[k].lower_) or self._unknown_word(doc, k)
+                   for k in range(j, i)) and not any(self.clinical_term(doc[k].lower_) for k in range(j, i)):
+                out.append(Span(doc, j, i + 1, label="LOCATION_OTHER"))
         return out
 
     def travel_places(self, doc: Doc) -> List[Span]:
@@ -1765,8 +1788,8 @@ class Gazetteer:
                 # what carries a patient or brings the care ("via lifeguard ambulance", "home
                 # infusion via option care", "via boston medflight")
                 span = self._residence_at(doc, lowers, i + 1, _CONVEYOR_WORDS, plural_alone=False)
-                if span is not None:
-                    out.append(Span(doc, span.start, span.end, label=ORG))
+                if span is not None and not any(lowers[k] in _VEHICLE_WORDS for k in range(span.start, span.end)):
+                    out.append(Span(doc, span.start, span.end, label=ORG))  # ("via helicopter flight" names none)
                 i += 1
                 continue
             if not cue:
@@ -1961,6 +1984,13 @@ class Gazetteer:
                 # trade ("i work for chemical abstracts service", "works at home depot"; not
                 # "works at grocery store", "works as night nurse")
                 or (not trade or not mixed_case) and len(words) >= 2 and not all(self._workplace_kind(t.lower_) for t in words)
+                # one ordinary word after a cue of employment (no trade's) that ends the phrase and
+                # says no kind of workplace or time ("nephew works at fidelity, reachable"; not
+                # "works at night.", "retired from teaching.", "works at a desk")
+                or not trade and not pharmacy and len(words) == 1 and end == j + 1 and lowers[j - 1] != "the" and (
+                    end == n or doc[end].is_punct or "\n" in doc[end - 1].whitespace_
+                ) and not (self._workplace_kind(lowers[j]) or lowers[j] in _NOT_EMPLOYERS or lowers[j] in trade_words()
+                           or lowers[j].endswith(("ing", "ed", "ly")) or lowers[j] in DEPARTMENT_WORDS)
             )
             if named:
                 out.append(Span(doc, j, end, label=ORG))
@@ -2898,8 +2928,11 @@ class Gazetteer:
             if line_start and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
-            # a note's sign-off: a dash and the initials, last in the note ("... re: dispo. - jm")
-            if i > 0 and doc[i - 1].text in {"-", "--"} and self._unknown_word(doc, i) \
+            # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
+            # dispo. - jm", "- deb")
+            if i > 0 and doc[i - 1].text in {"-", "--"} and (
+                self._unknown_word(doc, i) or "key:first_names" in self.tags(t.lower_) and not self.clinical_term(t.lower_)
+            ) \
                     and all(x.is_space or x.is_punct and x.text != "-" for x in doc[i + 1:]):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
