@@ -377,6 +377,9 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
         ("seen at the wound clinic today", []),
         ("treated at cardiology clinic", []),
         ("went to the clinic", []),
+        # a word that names one hospital, alone or first, after a transfer cue
+        ("85 yo m admitted from holy family w/ ant mi", [("holy family", "HOSPITAL")]),
+        ("admitted from kindred. admitted from ed. admitted from home. admitted from osh.", [("kindred", "HOSPITAL")]),
         # a side of the compass and a landscape word name a region, with no cue too
         ("neurology f/u south shore hospital stroke clinic", [("south shore hospital stroke clinic", "HOSPITAL")]),
         ("pain in the south side, left lower lobe", []),
@@ -524,6 +527,8 @@ def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected)
         ("fell while hiking at yosemite last week", [("yosemite", "LOCATION_OTHER")]),
         ("was skiing in vail over the holidays", [("vail", "LOCATION_OTHER")]),
         ("lives in southie with wife", [("southie", "CITY")]),
+        # on the way from a town, ordinary word or not
+        ("mother will drive from providence tonight, driving from work", [("providence", "CITY")]),
         ("lives in house with wife, trip to the ed, lives at home", []),
         ("traveled to pacu, lives in assisted living, hiking in march", []),
     ],
@@ -1084,6 +1089,8 @@ def test_two_names_with_a_middle_initial_between_are_one_name(nlp):
         # listed names coordinated with a name found
         ("Our founders: Eklund, Warren and Bailey.", [("Eklund", "PERSON")], ("Warren", "NAME")),
         ("on this list? sousa and ball were engineers", [("sousa", "PERSON")], ("ball", "NAME")),
+        # a first name and a surname that end there
+        ("parents john and barb king at bedside", [("john", "PERSON")], ("barb king", "NAME")),
     ],
 )
 def test_names_beside_the_names_found(nlp, text, ents, expected):
@@ -1799,6 +1806,8 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         # an age over 89 between commas after a person
         ("SOCIAL: WIFE GLORIA, 90, AT BEDSIDE", [("GLORIA", "PATIENT")], [("90", "AGE")]),
         ("SOCIAL: WIFE GLORIA, 60, AT BEDSIDE", [("GLORIA", "PATIENT")], []),
+        ("SOCIAL: WIFE MAY (92) IN TO VISIT", [("MAY", "PATIENT")], [("92", "AGE")]),
+        ("SOCIAL: WIFE MAY (92 BEDS) IN TO VISIT", [("MAY", "PATIENT")], []),
     ],
 )
 def test_dates_and_ages_beside_people(nlp, text, ents, expected):

@@ -823,7 +823,8 @@ class PhiGazetteer(Pipe):
           there ("f/u dr abdullah 1/12, pulm", "from saint francis hospital 10/4 s/p"): not over
           10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
           that counts ("1/2 tab");
-        - an age over 89 between commas after a person ("wife gloria, 90, at bedside")."""
+        - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
+          bedside", "wife may (92) in to visit")."""
         named = [
             sp for sp in [*doc.ents, *doc.spans[self.spans_key]]
             if category_of(sp.label_, self._label_map) in ("NAME", "ORGANIZATION")
@@ -840,10 +841,11 @@ class PhiGazetteer(Pipe):
             m = _MONTH_DAY_NOT_10.match(doc[k].text)
             if m and doc[k].text not in _SHORTHAND_MD and not (k + 1 < n and doc[k + 1].lower_ in _COUNTED_AFTER):
                 out.append(Span(doc, k, k + 1, label="DATE"))
-            elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].text == "," and k + 2 < n \
+            elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].text in {",", "("} and k + 2 < n \
                     and doc[k + 1].text.isdigit() and 90 <= int(doc[k + 1].text) <= 125 \
-                    and (doc[k + 2].text in {",", ".", ")", ";"} or doc[k + 2].lower_ in {"yo", "y/o", "years", "yrs"}):
-                out.append(Span(doc, k + 1, k + 2, label="AGE"))
+                    and (doc[k + 2].text in ({",", ".", ")", ";"} if doc[k].text == "," else {")"})
+                         or doc[k + 2].lower_ in {"yo", "y/o", "years", "yrs"}):
+                out.append(Span(doc, k + 1, k + 2, label="AGE"))  # ("wife may (92) in to visit")
         return out
 
     def _nicknames(self, doc: Doc) -> List[Span]:
@@ -962,9 +964,14 @@ class PhiGazetteer(Pipe):
                     # a word that goes on into a phrase is no name ("dr smith and green sputum")
                     phrase = k > i and k + 1 < n and doc[k + 1].is_alpha and not doc[k + 1].is_stop \
                         and not in_name[k + 1]
-                    if in_name[other] and not in_name[k] and not phrase and self._coordinated_name(doc, k, mixed_case):
+                    # unless a listed surname ends the name there ("parents john and barb king at bedside")
+                    full = phrase and self._coordinated_name(doc, k + 1, mixed_case) and (
+                        k + 2 >= n or doc[k + 2].is_punct or doc[k + 2].is_stop
+                        or self._gazetteer.after_name_word(doc[k + 2]) or "\n" in doc[k + 1].whitespace_
+                    )
+                    if in_name[other] and not in_name[k] and (not phrase or full) and self._coordinated_name(doc, k, mixed_case):
                         in_name[k] = True
-                        added.append(Span(doc, k, k + 1, label=NAME))
+                        added.append(Span(doc, k, k + 1 + full, label=NAME))
             if not added:
                 break
             out += added

@@ -124,6 +124,9 @@ LOCATION_CUES = frozenset(
         # an admission's opening line: "67 yo m from revere", "82 Y/O WOMAN FROM CHELSEA"
         "m from", "f from", "male from", "female from", "man from", "woman from", "gentleman from",
         "lady from", "yo from", "y/o from", "y.o. from",
+        # on the way from a town ("mother will drive from providence tonight", "arriving from cork")
+        "drive from", "driving from", "driven from", "arriving from", "flying from", "flew from", "coming from",
+        "traveling from", "travelling from",
     )
 ) | frozenset(
     # where a relative lives or comes from: "son in worcester", "DTR IN WEST ROXBURY", "sister from revere"
@@ -196,7 +199,7 @@ attends attended attend attending goes went graduated enrolled
 # "cedar sinai"; not "community hospital"): a hospital's name in any letter case
 DISTINCT_HOSPITAL_WORDS = frozenset("""
 mercy providence samaritan sinai jewish deaconess baptist methodist presbyterian lutheran adventist
-trinity shriners kindred parkland israel
+trinity shriners kindred parkland israel holy
 """.split())
 # words that often make a hospital's name and are ordinary words as well
 HOSPITAL_NAME_WORDS = frozenset("""
@@ -289,7 +292,7 @@ TRANSFER_CUES = frozenset(
     tuple(c.split())
     for c in (
         "transfer to", "transferred to", "transfered to", "xfer to", "xferred to", "tx to", "transfer from",
-        "transferred from", "followed at", "f/u at", "follows at", "followed by", "arrived from", "came from",
+        "transferred from", "admitted from", "followed at", "f/u at", "follows at", "followed by", "arrived from", "came from",
         "went to", "sent to", "seen at", "treated at", "admitted to", "admitted at", "presented to",
         "brought to", "discharged to", "d/c to", "d/c'd to", "dc'd to", "taken to", "transported to",
         "airlifted to", "medflighted to", "flown to", "referred to", "referred from", "works at",
@@ -1756,6 +1759,14 @@ class Gazetteer:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
                 return None
+        elif t.lower_ in DISTINCT_HOSPITAL_WORDS and not is_not_phi_place(t.text):
+            # a word that names one hospital, alone or first ("admitted from mercy", "transferred
+            # from holy family"; "went to israel" names a country)
+            end = i + 1
+            if end < n and doc[end].is_alpha and not doc[end].is_stop and not self.clinical_term(doc[end].lower_) \
+                    and "\n" not in t.whitespace_ and (t.lower_ == "holy" or NAME in self.tags(doc[end].lower_)):
+                end += 1
+            return Span(doc, i, end, label=HOSPITAL) if t.lower_ != "holy" or end > i + 1 else None
         elif not (self._looks_named(doc, i, mixed_case) or not self.is_common(t.lower_)):
             return None
         end = i + 1
