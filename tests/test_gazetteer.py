@@ -407,6 +407,11 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         (". state police trooper rice called, diabetes educator holly paged", [("rice", "NAME"), ("holly", "NAME")]),
         # a name first in its sentence and told of something
         ("until march 20. sandy aware of plan", [("sandy", "NAME")]),
+        ("very anxious. frank is hcp", [("frank", "NAME")]),
+        # a first name that starts a sentence and does what visitors do
+        ("lytes pending. bill called at 2100. visibly upset. ray asking that", [("bill", "NAME"), ("ray", "NAME")]),
+        ("min secretions. grace (wife) at bedside", [("grace", "NAME")]),
+        ("labs called. pharmacy called. pain upset stomach", []),
         ("family aware. team aware. md aware. ortho notified. pharmacy paged. ho aware", []),
         # a relatives' plural lists their names, ordinary words too
         ("wife at bedside, brothers art and bill, who live nearby", [("art", "NAME"), ("bill", "NAME")]),
@@ -465,6 +470,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         # name; a relative's town after "son in", "sister from"
         ("pcp dr. abrams @ bmc aware", [("abrams", "NAME"), ("bmc", "HOSPITAL")]),
         ("arrived from nebh this am, to fax records", [("nebh", "HOSPITAL")]),
+        ("son arrives from ny tonight", []),
         ("son in newton, sister from hyannis", [("newton", "CITY"), ("hyannis", "CITY")]),
         ("son in law at bedside, daughter in bed", []),
         # a writer's initials first on a line before a credential; a subject line's ordinary word

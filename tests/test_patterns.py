@@ -81,6 +81,8 @@ def variants(text):
         ("fam mtg 10/15 @ 2pm, to micu 3/14 for resp distress", [("10/15", "DATE"), ("3/14", "DATE")]),
         ("family meeting held 10/3 with team, tee scheduled 12/9", [("10/3", "DATE"), ("12/9", "DATE")]),
         ("plan for tee tomorrow 12/9; fell on 2/2", [("12/9", "DATE"), ("2/2", "DATE")]),
+        ("s/p skateboard accident 5/1, 51a filed 6/8, o2 delivered 10/3; injury 3/4 thickness",
+         [("5/1", "DATE"), ("6/8", "DATE"), ("10/3", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),
         ("seen April 4 '23", [("April 4 '23", "DATE")]),

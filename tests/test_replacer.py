@@ -370,6 +370,17 @@ def test_a_name_before_an_ordinary_word_is_replaced():
     assert "Wells" not in doc._.deid_text
 
 
+def test_the_weekday_before_a_date_is_shifted_with_it():
+    """A weekday kept beside a shifted date would tell the real date's weekday."""
+    from spacy_deid.edits import resolve_edits
+
+    text = "family mtg planned thurs 10/8. o2 sat 10/12 ok"
+    doc = with_ents(make_nlp(), text, [("10/8", "DATE"), ("10/12", "DATE")])
+    edited = [text[s.start_char:s.end_char] for s in resolve_edits(doc)]
+    assert edited == ["thurs 10/8", "10/12"]  # (saturation is no weekday)
+    assert "10/8" not in doc._.deid_text
+
+
 def test_a_name_before_a_spaced_dash_is_no_eponym():
     """A hyphen between spaces is a dash: "hunter - grade 2" is a doctor, then a grade."""
     doc = with_ents(make_nlp(), "lac repaired by dr hunter - grade 2 tear", [("hunter", "NAME")])

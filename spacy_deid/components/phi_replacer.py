@@ -34,6 +34,7 @@ from spacy.tokens import Doc, Span
 
 from spacy_deid.detect.gazetteers import after_personal_title, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
+from spacy_deid.detect.patterns import _WEEKDAYS
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
 from spacy_deid.surrogates.dates import DateShift, DateShifter
 from spacy_deid.surrogates.keys import SALT_ENV, Keyer, read_salt
@@ -230,6 +231,16 @@ class PhiReplacer(Pipe):
                 continue
             taken.update(range(span.start, span.end))
             chosen.append((span, reason, category))
+        # the weekday right before a date goes with it, so the shift rewrites both: a weekday
+        # kept beside a shifted date tells the real one ("planned thurs 10/8")
+        for k, (span, reason, category) in enumerate(chosen):
+            w = span.start - 1
+            if w >= 0 and doc[w].text == "," and w >= 1:
+                w -= 1
+            if category == "DATE" and w >= 0 and w not in taken and doc[w].lower_.rstrip(".") in _DATED_WEEKDAYS \
+                    and any(c.isdigit() for c in span.text):
+                taken.update(range(w, span.start))
+                chosen[k] = (Span(doc, w, span.end, label=span.label), reason, category)
         chosen.sort(key=lambda t: t[0].start)
         return chosen
 
@@ -534,6 +545,10 @@ def _split_runs(flags: List[bool], start: int, end: int) -> List[Tuple[int, int,
         out.append((i, j, flags[i]))
         i = j
     return out
+
+
+# the weekdays that go with the date after them ("sat" and "sun" are saturation and sun too)
+_DATED_WEEKDAYS = frozenset(_WEEKDAYS) - {"sat", "sun"}
 
 
 def _eponym(span: Span) -> bool:

@@ -960,7 +960,14 @@ class Gazetteer:
             # a name first in its sentence and told of something ("... 3/20. sandy aware of plan",
             # "GRACE NOTIFIED"): the note's way of naming whom it told
             titled = has_title_before(doc, i)
-            told = not titled and i + 1 < n and doc[i + 1].lower_ in _TOLD_WORDS and _starts_sentence(doc, i) \
+            told = not titled and i + 1 < n and (
+                doc[i + 1].lower_ in _TOLD_WORDS
+                # or whose role the sentence gives ("frank is hcp", "GRACE IS THE POA", "grace (wife)")
+                or doc[i + 1].lower_ == "is" and any(doc[k].lower_ in ROLES for k in range(i + 2, min(i + 4, n)))
+                or doc[i + 1].text == "(" and i + 2 < n and doc[i + 2].lower_ in ROLES
+                # a first name that does what visitors do ("bill called at 2100", "hope asking about")
+                or doc[i + 1].lower_ in _VISITOR_VERBS and "key:first_names" in self.tags(doc[i].lower_)
+            ) and _starts_sentence(doc, i) \
                 and "\n" not in doc[i].whitespace_ and self._name_token(doc, i) and len(doc[i].text) > 2
             # (a listed name, no two-letter one: "HO AWARE" is the house officer)
             titled = titled or told
@@ -2971,7 +2978,7 @@ class Gazetteer:
             k = i + 1
             t = doc[k]
             if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS \
-                    or t.lower_ in {"ext", "extension"}:
+                    or t.lower_ in {"ext", "extension"} or t.lower_.rstrip(".") in _STATE_CODES:  # ("arrives from ny")
                 continue  # ("AT EXT 455": an extension, no hospital)
             out.append(Span(doc, k, k + 1, label=HOSPITAL))
         return out
@@ -3076,6 +3083,11 @@ _ADDRESS_NUMBER = re.compile(r"(?i)^(\d{1,6}[a-z]?|[a-z]\d[a-z]|\d[a-z]\d|[a-z]{
 _ADDRESS_PUNCT = frozenset({",", "-", "/", ".", ">"})
 # what a note writes after the name of someone it told ("sandy aware", "grace notified")
 _TOLD_WORDS = frozenset("aware notified updated informed paged".split())
+# what visitors and callers do, after a first name that starts a sentence ("bill called at 2100")
+_VISITOR_VERBS = frozenset("""
+called calls phoned asking asked asks arrives arrived arriving requests requested wants wanted visited visiting
+spoke states stated says said agrees agreed expressed expresses tearful upset
+""".split())
 # words notes write right after a name that are never part of one (besides "-ed"/"-ing" forms)
 # and the irregular past tenses and reporting verbs that follow a name ("JENNIFER BROWN BROUGHT
 # CLOTHES", "WIFE MARY TOOK PT HOME", "son says"); a listed name ("Rose", "Will") is never one

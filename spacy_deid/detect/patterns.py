@@ -105,6 +105,9 @@ _EVENT_CUES = [
     # what is drawn, taught, missed or repaired on a day ("labs 10/3:", "education class 11/12",
     # "missed tx 6/12")
     "labs", "lab", "class", "tx", "session", "diagnosed", "dx'd",
+    # injuries, filings and deliveries on a day ("skateboard accident 5/1", "51a filed 6/8",
+    # "o2 delivered 10/3")
+    "accident", "mvc", "mva", "assault", "assaulted", "filed", "delivered",
 ]
 # of those, the nouns no score follows: after them a denominator of 10 is a day too ("last visit
 # 1/10", "cxr 3/10"; "pain 6/10", "pain after BM 6/10", "CT done 8/10 pain" stay)
