@@ -380,6 +380,7 @@ def test_ner_entities_lose_edge_punctuation_and_are_kept_unfiltered_when_asked()
         # a word that names one hospital, alone or first, after a transfer cue
         ("85 yo m admitted from holy family w/ ant mi", [("holy family", "HOSPITAL")]),
         ("admitted from kindred. admitted from ed. admitted from home. admitted from osh.", [("kindred", "HOSPITAL")]),
+        ("awaiting bed at kindred if trach'd, at the mercy of the disease", [("kindred", "HOSPITAL")]),
         # a side of the compass and a landscape word name a region, with no cue too
         ("neurology f/u south shore hospital stroke clinic", [("south shore hospital stroke clinic", "HOSPITAL")]),
         ("pain in the south side, left lower lobe", []),
@@ -408,6 +409,8 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         # a name first in its sentence and told of something
         ("until march 20. sandy aware of plan", [("sandy", "NAME")]),
         ("very anxious. frank is hcp", [("frank", "NAME")]),
+        # a listed name that is a role word too, after a personal title
+        ("on 4l. ho dr friend paged x2. pt's friend at bedside", [("friend", "NAME")]),
         # a first name that starts a sentence and does what visitors do
         ("lytes pending. bill called at 2100. visibly upset. ray asking that", [("bill", "NAME"), ("ray", "NAME")]),
         ("min secretions. grace (wife) at bedside", [("grace", "NAME")]),
@@ -438,6 +441,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("works at home mostly. works at home now. works at home office.", []),
         # one ordinary word after a cue of employment that ends the phrase
         ("nephew works at fidelity, reachable by cell", [("fidelity", "ORG")]),
+        ("lost job at dunkin' donuts in november", [("dunkin' donuts", "ORG")]),
         ("works at night. retired from teaching. worked at the bank. retired from navy. works for herself.", []),
         # a trade before "at" or "for" names its employer
         ("a truck driver for fedex, who developed chest pain", [("fedex", "ORG")]),
@@ -445,6 +449,8 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("was a nurse at bedside, a worker for the city", []),
         # a firm named by its place ("associates of" alone names none)
         ("seen by cardiology associates of worcester", [("associates of worcester", "ORG")]),
+        ("pt prefers home w/ vna of greater lowell.", [("vna of greater lowell", "ORG")]),
+        ("supported w/ neo. new england organ bank notified", [("new england organ bank", "HOSPITAL")]),
         ("seen by the associates of the pt", []),
         # a stay somewhere names the place, not an ordinary word
         ("per wife pt was at brigham last month", [("brigham", "HOSPITAL")]),

@@ -201,6 +201,9 @@ DISTINCT_HOSPITAL_WORDS = frozenset("""
 mercy providence samaritan sinai jewish deaconess baptist methodist presbyterian lutheran adventist
 trinity shriners kindred parkland israel holy
 """.split())
+# of those, the words that name a hospital alone after "at", "from" or "to" ("bed at kindred";
+# not the faiths: "converted to baptist")
+_HOSPITAL_ALONE_WORDS = frozenset("mercy samaritan sinai deaconess shriners kindred parkland".split())
 # words that often make a hospital's name and are ordinary words as well
 HOSPITAL_NAME_WORDS = frozenset("""
 st st. saint mt mt. mount memorial general central regional community university mercy providence
@@ -954,7 +957,9 @@ class Gazetteer:
         n = len(doc)
         i = 0
         while i < n:
-            if not (self._name_token(doc, i) or self._unknown_word(doc, i)) or is_title_word(doc[i]):
+            # a listed name that is a role word too, after a personal title ("ho dr friend paged")
+            role_name = doc[i].lower_ in ROLES and NAME in self.tags(doc[i].lower_) and after_personal_title(doc, i)
+            if not (self._name_token(doc, i) or self._unknown_word(doc, i) or role_name) or is_title_word(doc[i]):
                 i += 1  # no name starts here, titled or not (the title test costs more); nor at
                 continue  # a title after a title ("chaplain fr. tom")
             # a name first in its sentence and told of something ("... 3/20. sandy aware of plan",
@@ -984,7 +989,7 @@ class Gazetteer:
                 doc[_prev_word(doc, i)].lower_.rstrip(".") in CUE_UNIGRAMS
                 and get_string_id(doc[i].lower_) in dictionary_words()
             )
-            if not (self._name_token(doc, i) or (titled_unknown and self._unknown_word(doc, i))):
+            if not (self._name_token(doc, i) or role_name or (titled_unknown and self._unknown_word(doc, i))):
                 i += 1
                 continue
             if self.modal_before_verb(doc, i) and not after_personal_title(doc, i):
@@ -1153,6 +1158,8 @@ class Gazetteer:
             self._place_like(doc, k + 1, mixed_case) or mixed_case and doc[k].is_title and doc[k + 1].is_title
         ):
             return k + 2  # "New England", "new bradford"
+        if doc[k].lower_ == "greater" and k + 1 < len(doc) and self._place_end(doc, k + 1, mixed_case) > k + 1:
+            return self._place_end(doc, k + 1, mixed_case)  # "vna of greater lowell"
         return k + 1 if self._place_like(doc, k, mixed_case) else k
 
     def _place_like(self, doc: Doc, k: int, mixed_case: bool) -> bool:
@@ -1655,8 +1662,9 @@ class Gazetteer:
         low = t.lower_
         if low == "new" and k + 1 < len(doc) and (
             (mixed_case and t.is_title and doc[k + 1].is_title) or self.tags(doc[k + 1].lower_) & {CITY, STATE}
+            or doc[k + 1].lower_ == "england"
         ):
-            return True  # "New York Presbyterian Hospital", "new haven hospital" ("a new hospital" stays)
+            return True  # "New York Presbyterian Hospital", "new haven hospital", "new england organ bank"
         if low in NOT_HOSPITAL_NAME or t.is_punct and low not in {"'s", "’s", "&", ".", "-"}:
             return False
         if low in {"'s", "’s", "&", "-"}:
@@ -1762,6 +1770,8 @@ class Gazetteer:
             k = i + 2 if i + 2 < n and doc[i + 1].text == "-" else i + 1  # "cedar-sinai"
             if k < n and doc[k].lower_ in DISTINCT_HOSPITAL_WORDS:
                 return Span(doc, i, k + 1, label=HOSPITAL)
+        if weak and t.lower_ in _HOSPITAL_ALONE_WORDS and not (i + 1 < n and doc[i + 1].lower_ == "of"):
+            return Span(doc, i, i + 1, label=HOSPITAL)  # ("awaiting bed at kindred"; "at the mercy of")
         if weak:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
@@ -1977,6 +1987,9 @@ class Gazetteer:
                     continue
                 if end == j and lowers[j] == "home" and self._home_in_name(doc, j, lowers):
                     end += 1  # ("works at home depot,"; not "works at home", "works at home mostly")
+                    continue
+                if t.text in {"'", "’"} and end > j and not doc[end - 1].whitespace_ and end + 1 < n and doc[end + 1].is_alpha:
+                    end += 1  # ("job at dunkin' donuts")
                     continue
                 # a number only first ("48 factoring inc"); "x 20 yrs" is a duration
                 if not (t.is_alpha or t.text in {"&", "-"} or t.like_num and end == j) or t.is_stop \
