@@ -687,6 +687,13 @@ def test_word_state_codes_and_patient_words_in_every_case(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected)
 
 
+def test_a_dose_is_no_entity_and_a_place_ends_before_prior(nlp):
+    doc = _with_ents(nlp, "PT ANXIOUS, MSO4 2MG. SISTER AT BEDSIDE", [("2MG", "ZIP")])
+    assert [e.text for e in doc.ents] == []
+    doc = _with_ents(nlp, "was living at hebrew rehab prior to adm", [("hebrew rehab prior", "HOSPITAL")])
+    assert [e.text for e in doc.ents] == ["hebrew rehab"]
+
+
 def test_a_ner_age_or_date_run_over_a_name_is_cut_before_it(nlp):
     # (what is left, an age under 90 in ordinary words, is no date either)
     doc = _with_ents(nlp, "A 6-YEAR-OLD MALE, MICHAEL SMITH, WHO VISITED", [("6-YEAR-OLD MALE, MICHAEL SMITH", "DATE")])

@@ -169,6 +169,8 @@ def _outside_longer(run: Span, entities) -> List[Span]:
 
 # the sides of a ward after its number ("7 south"), which a date's trimming leaves
 _COMPASS_SIDES = frozenset("north south east west n s e w".split())
+# words of time after a place that are no part of its name ("living at hebrew rehab prior to adm")
+_BEFORE_NOW_WORDS = frozenset("prior previously recently formerly currently until since".split())
 
 
 def _trim(doc: Doc, start: int, end: int, drop: Callable, keep: int = 0) -> Tuple[int, int]:
@@ -1094,8 +1096,9 @@ class PhiGazetteer(Pipe):
                 ), end)
                 # nor over a weekday or a shift after it ("st. mary's church basement tues", "ups
                 # warehouse night shift")
-                while end - start > 1 and (doc[end - 1].lower_.rstrip(".") in _WEEKDAY_FORMS or doc[end - 1].lower_ in _SHIFT_WORDS):
-                    end -= 1
+                while end - start > 1 and (doc[end - 1].lower_.rstrip(".") in _WEEKDAY_FORMS or doc[end - 1].lower_ in _SHIFT_WORDS
+                                           or doc[end - 1].lower_ in _BEFORE_NOW_WORDS):
+                    end -= 1  # ("hebrew rehab prior to adm")
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
             # patient word before a name ("FEMALE, MARY S.", "wife ann")

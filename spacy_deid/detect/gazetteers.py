@@ -2241,6 +2241,7 @@ class Gazetteer:
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
+        - a number with a unit glued on ("2MG" as a ZIP), of any category;
         - an age whose number no person reaches ("apt. 595", a postal code "53650");
         - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device);
         - a place of a number and one ordinary word, no street word ("12 stairs to enter");
@@ -2252,6 +2253,8 @@ class Gazetteer:
           its kind's form: a phone number without a digit or digit word ("New York City" as a
           PHONE), an e-mail without "@", a web address without "." or "/".
         Other contacts are kept as found."""
+        if len(span) == 1 and (m := _NUMBER_AND_UNIT.match(span.text)) and m.group(2).lower() in _MEASURE_UNITS:
+            return False  # a dose or size with its unit glued on ("MSO4 2MG" as a ZIP)
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
             return not numbers or int(numbers[0]) <= _MAX_AGE
@@ -3036,6 +3039,7 @@ _PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
 _SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
+_NUMBER_AND_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-zA-Z%/]+)$")
 # the labels of address pieces that address_runs completes
 ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
 # words inside an address besides its names and numbers ("apt. 864", "ul. słowicza", "p.o. box 12")
