@@ -692,6 +692,9 @@ def test_a_dose_is_no_entity_and_a_place_ends_before_prior(nlp):
     assert [e.text for e in doc.ents] == []
     doc = _with_ents(nlp, "was living at hebrew rehab prior to adm", [("hebrew rehab prior", "HOSPITAL")])
     assert [e.text for e in doc.ents] == ["hebrew rehab"]
+    # a kind of dwelling alone is no place ("spaulding house" stays)
+    doc = _with_ents(nlp, "CLEANING GUTTERS AT SON'S HOUSE. D/C TO SPAULDING HOUSE", [("HOUSE", "HOSPITAL"), ("SPAULDING HOUSE", "HOSPITAL")])
+    assert [e.text for e in doc.ents] == ["SPAULDING HOUSE"]
 
 
 def test_a_ner_age_or_date_run_over_a_name_is_cut_before_it(nlp):

@@ -2241,7 +2241,8 @@ class Gazetteer:
           or a cue around it (a title, role word or credential for a name, a
           transfer or location cue for a place or organisation: "transferred to
           mercy" stays).
-        - a number with a unit glued on ("2MG" as a ZIP), of any category;
+        - a number with a unit glued on ("2MG" as a ZIP), of any category; a kind of dwelling
+          alone as a place or organisation ("at son's house");
         - an age whose number no person reaches ("apt. 595", a postal code "53650");
         - an identifier without a digit ("WORKS AT HOME DEPOT AS A CASHIER": no device);
         - a place of a number and one ordinary word, no street word ("12 stairs to enter");
@@ -2388,6 +2389,8 @@ class Gazetteer:
             return False  # "retired carpenter", "works as a cook": a trade, no name
         if all(self.clinical_term(t.lower_) for t in words):
             return False  # "foley", "urosepsis", "choledocholithiasis": whatever the cue before
+        if category != "NAME" and len(words) == 1 and words[0].lower_ in _DWELLING_WORDS:
+            return False  # "at son's house" as a hospital: a kind of dwelling ("spaulding house" stays)
         if category != "NAME" and all(t.is_stop or self.clinical_term(t.lower_) for t in words):
             return False  # "cm to call vna": a verb and shorthand name no place ("may" is a name)
         if category == "NAME" and not mixed_case and self._word_name(doc, span, words):
@@ -3038,6 +3041,8 @@ _PHONE_SHAPE = re.compile(r"^\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$")
 # what a number sizes ("24 french", "18 gauge"): no street after a house number
 _SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
+# kinds of dwelling, which alone name no place or organisation
+_DWELLING_WORDS = frozenset("house home apartment apt condo building room basement garage yard porch shed barn trailer".split())
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
 _NUMBER_AND_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-zA-Z%/]+)$")
 # the labels of address pieces that address_runs completes
