@@ -477,6 +477,7 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("pcp dr. abrams @ bmc aware", [("abrams", "NAME"), ("bmc", "HOSPITAL")]),
         ("arrived from nebh this am, to fax records", [("nebh", "HOSPITAL")]),
         ("son arrives from ny tonight", []),
+        ("INR TODAY 4.1 DRAWN AT MT AUBURN LAB.", [("MT", "HOSPITAL"), ("AUBURN", "CITY")]),
         ("son in newton, sister from hyannis", [("newton", "CITY"), ("hyannis", "CITY")]),
         ("son in law at bedside, daughter in bed", []),
         # a writer's initials first on a line before a credential; a subject line's ordinary word

@@ -2997,7 +2997,8 @@ class Gazetteer:
             k = i + 1
             t = doc[k]
             if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS \
-                    or t.lower_ in {"ext", "extension"} or t.lower_.rstrip(".") in _STATE_CODES:  # ("arrives from ny")
+                    or t.lower_ in {"ext", "extension"} \
+                    or t.lower_.rstrip(".") in _STATE_CODES and t.lower_ not in HOSPITAL_NAME_WORDS:  # ("arrives from ny"; "at mt auburn")
                 continue  # ("AT EXT 455": an extension, no hospital)
             out.append(Span(doc, k, k + 1, label=HOSPITAL))
         return out
