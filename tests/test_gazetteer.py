@@ -688,6 +688,11 @@ def test_word_state_codes_and_patient_words_in_every_case(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected)
 
 
+def test_only_relatives_plurals_vouch_for_ordinary_words_as_names(nlp):
+    doc = _with_ents(nlp, "husband says coworkers also sick w/ flu", [("also sick", "PATIENT")])
+    assert [e.text for e in doc.ents] == []
+
+
 def test_a_dose_is_no_entity_and_a_place_ends_before_prior(nlp):
     doc = _with_ents(nlp, "PT ANXIOUS, MSO4 2MG. SISTER AT BEDSIDE", [("2MG", "ZIP")])
     assert [e.text for e in doc.ents] == []

@@ -43,7 +43,7 @@ from spacy_deid.detect.gazetteers import (
     TITLES,
     load_lists,
 )
-from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, shorthand_token, zipf
+from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, is_role, shorthand_token, zipf
 from spacy_deid.detect.gazetteers import _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import _SHORTHAND_MD, MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
@@ -75,6 +75,7 @@ _NAME_PARTICLES = NAME_PARTICLES | frozenset("st st. mc mac".split())
 _AFTER_PLACE_WORDS = frozenset("""
 today tonight yesterday tomorrow overnight now last this next earlier later recently morning
 evening afternoon am pm via went came left arrived returned followed transferred vs vs. versus
+prior previously formerly currently
 """.split())
 _TIME_UNITS = frozenset("""
 min mins minute minutes hr hrs hour hours d day days wk wks week weeks mo mos month months yr yrs year years
@@ -132,11 +133,6 @@ patterns_key = "phi_patterns"
 DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 
 
-def _is_role(low: str) -> bool:
-    """A role word or its plural ("son", "SONS", "daughters")."""
-    return low in ROLES or (low.endswith("s") and low[:-1] in ROLES)
-
-
 def _pieces(doc: Doc, ent: Span, drop: Callable[[int], bool], break_after: Callable[[int], bool] = lambda i: False) -> List[Span]:
     """The runs of ``ent``'s tokens that ``drop`` keeps, each ending too after a token
     ``break_after`` marks, with ``ent``'s label (``ent`` itself when nothing is cut)."""
@@ -169,8 +165,6 @@ def _outside_longer(run: Span, entities) -> List[Span]:
 
 # the sides of a ward after its number ("7 south"), which a date's trimming leaves
 _COMPASS_SIDES = frozenset("north south east west n s e w".split())
-# words of time after a place that are no part of its name ("living at hebrew rehab prior to adm")
-_BEFORE_NOW_WORDS = frozenset("prior previously recently formerly currently until since".split())
 
 
 def _trim(doc: Doc, start: int, end: int, drop: Callable, keep: int = 0) -> Tuple[int, int]:
@@ -533,7 +527,7 @@ class PhiGazetteer(Pipe):
         credential word, a catheter's size ("27-French Olympus"): in no name of a place of work,
         even beside other words ("Riverside Community Care" may hold a department's word)."""
         return self._gazetteer.clinical_term(low) or bool(_SPECIALTY_NAME.search(low)) or low in CALENDAR_WORDS \
-            or low in TITLES or _is_role(low) or low in CREDENTIALS or low in _SIZE_WORDS
+            or low in TITLES or is_role(low) or low in CREDENTIALS or low in _SIZE_WORDS
 
     def _vocatives(self, doc: Doc) -> List[Span]:
         """NAME spans, in mixed-case text: a listed first name someone is addressed by, between
@@ -875,7 +869,7 @@ class PhiGazetteer(Pipe):
                 j -= 1
             before = doc[j].lower_
             cued = before in _NICKNAME_CUES or (j > 0 and (doc[j - 1].lower_, before) in _NICKNAME_BIGRAMS)
-            if not (cued or j in people or _is_role(before)) or before in PATIENT_WORDS:
+            if not (cued or j in people or is_role(before)) or before in PATIENT_WORDS:
                 continue
             out.append(Span(doc, i + 1, end, label=NAME))
         return out
@@ -1016,7 +1010,7 @@ class PhiGazetteer(Pipe):
         return (
             t.is_alpha and not t.is_stop and NAME in self._gazetteer.tags(low)
             and not self._gazetteer.clinical_term(low) and low not in TITLES
-            and not _is_role(low)  # "WIFE GRACE, SONS TIM"
+            and not is_role(low)  # "WIFE GRACE, SONS TIM"
             and (not mixed_case or t.is_title)
         )
 
@@ -1096,9 +1090,8 @@ class PhiGazetteer(Pipe):
                 ), end)
                 # nor over a weekday or a shift after it ("st. mary's church basement tues", "ups
                 # warehouse night shift")
-                while end - start > 1 and (doc[end - 1].lower_.rstrip(".") in _WEEKDAY_FORMS or doc[end - 1].lower_ in _SHIFT_WORDS
-                                           or doc[end - 1].lower_ in _BEFORE_NOW_WORDS):
-                    end -= 1  # ("hebrew rehab prior to adm")
+                while end - start > 1 and (doc[end - 1].lower_.rstrip(".") in _WEEKDAY_FORMS or doc[end - 1].lower_ in _SHIFT_WORDS):
+                    end -= 1
             # nor, in mixed-case text, lower-case ordinary words before a name or place ("like
             # Anna S."), name particles apart ("van der Berg", "de la Cruz"); nor a role or
             # patient word before a name ("FEMALE, MARY S.", "wife ann")
@@ -1301,7 +1294,7 @@ class PhiGazetteer(Pipe):
             if category_of(ent.label_, self._label_map) != "NAME" or len(ent) < 3:
                 out.append(ent)
                 continue
-            out += _pieces(doc, ent, lambda i: i > ent.start and _is_role(doc[i].lower_))
+            out += _pieces(doc, ent, lambda i: i > ent.start and is_role(doc[i].lower_))
         return out
 
     def _without_structured(self, doc: Doc, entities: List[Span]) -> List[Span]:

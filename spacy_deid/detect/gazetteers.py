@@ -79,11 +79,19 @@ manager supervisor therapist aide dietitian dietician pharmacist technician
 nnp educator counselor counsellor advocate trooper detective sergeant sgt deputy officer
 """.split())
 # the relatives' plurals: cues for the names they list ("brothers art and bill"), kept out of
-# ROLES, whose words are never part of a name ("smith & sons roofing", "warner brothers")
+# ROLES, whose words are never part of a name ("smith & sons roofing", "warner brothers"); not
+# every role's plural ("coworkers also sick" names no one)
 PLURAL_ROLES = frozenset("""
 sons daughters brothers sisters parents nieces nephews cousins aunts uncles grandsons granddaughters
 grandchildren grandkids children kids friends neighbors neighbours roommates stepsons stepdaughters
 """.split())
+
+
+def is_role(low: str) -> bool:
+    """A role word or its plural ("son", "SONS", "daughters")."""
+    return low in ROLES or (low.endswith("s") and low[:-1] in ROLES)
+
+
 # words for the patient: before a name only with a comma between ("45 yo male, michael smith");
 # without one they start a description ("male firefighter", "female zumba instructor")
 PATIENT_WORDS = frozenset("male female gentleman woman boy girl".split())
@@ -341,7 +349,6 @@ commons estates woods springs brook pines oaks landing harbor harbour acres knol
 _RESIDENCE_CUES = frozenset("to at from".split())
 # landscape words that name a region after a side of the compass ("south shore", "east bay")
 _REGION_WORDS = _RESIDENCE_WORDS | frozenset("shore shores bay coast valley lake lakes river country side".split())
-_SIDES = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest".split())
 
 
 def _region_after_side(doc: Doc, k: int) -> bool:
@@ -3083,7 +3090,11 @@ def _town_service_end(doc: Doc, k: int) -> int:
     while end > k and doc[end - 1].lower_.rstrip(".") not in _TOWN_SERVICE_TAILS | _TOWN_SERVICES:
         end -= 1
     return end
+
+
 _COMPASS_WORDS = frozenset("north south east west northern southern eastern western northeast northwest southeast southwest outside part rest".split())
+# the sides of the compass alone ("south shore")
+_SIDES = _COMPASS_WORDS - {"outside", "part", "rest"}
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
 _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
