@@ -3299,8 +3299,8 @@ _INSURANCE_TALK = frozenset("""
 pending approval approve auth authorization denial coverage covers cover info information card cards issue issues
 problem problems benefits benefit status verification company companies plan plans question questions concern
 concerns paperwork form forms update change changes copay copays deductible premium premiums provider providers
-coordinator rep representative case manager worker eligibility limit limits review reviews appeal appeals claim
-claims policy policies payment payments number numbers through via only also still now
+coordinator rep representative case manager worker eligibility limit limits review reviews appeal appeals
+policy policies payment payments number numbers through via only also still now
 """.split())
 # the words of place before a crossing of two streets ("found at 6th and broadway")
 _CROSSING_CUES = frozenset("at near around past outside off".split())
