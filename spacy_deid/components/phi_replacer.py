@@ -235,7 +235,7 @@ class PhiReplacer(Pipe):
         # kept beside a shifted date tells the real one ("planned thurs 10/8")
         for k, (span, reason, category) in enumerate(chosen):
             w = span.start - 1
-            if w >= 0 and doc[w].text == "," and w >= 1:
+            if w >= 1 and doc[w].text == ",":
                 w -= 1
             if category == "DATE" and w >= 0 and w not in taken and doc[w].lower_.rstrip(".") in _DATED_WEEKDAYS \
                     and any(c.isdigit() for c in span.text):
