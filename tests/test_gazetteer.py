@@ -411,6 +411,10 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         ("very anxious. frank is hcp", [("frank", "NAME")]),
         # a listed name that is a role word too, after a personal title
         ("on 4l. ho dr friend paged x2. pt's friend at bedside", [("friend", "NAME")]),
+        # a landmark's word that is a surname, after a personal title; "law" after any title
+        ("seen by dr temple today. fr. lake visited, prayed w/ family at the lake", [("temple", "NAME"), ("lake", "NAME")]),
+        ("pcp dr chapel-ford aware. 16 fr foley placed, dr office called, dr school note given", [("chapel-ford", "NAME")]),
+        ("np law made aware. son in law at bedside", [("law", "NAME")]),
         # a first name that starts a sentence and does what visitors do
         ("lytes pending. bill called at 2100. visibly upset. ray asking that", [("bill", "NAME"), ("ray", "NAME")]),
         ("min secretions. grace (wife) at bedside", [("grace", "NAME")]),

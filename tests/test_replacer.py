@@ -389,6 +389,37 @@ def test_a_name_before_a_spaced_dash_is_no_eponym():
     assert "hunter" in doc._.deid_text
 
 
+@pytest.mark.parametrize(
+    "text,span",
+    [
+        # a contact word before its number is no eponym's head ("hurthle cell")
+        ("mom carrie lindgren cell 308-555-0101", "carrie lindgren"),
+        ("wife ann lee cell: 555 1234", "ann lee"),
+        # a sentence or an address ends before the next head ("incision", "test")
+        ("lives at 22 pleasant st. incision clean", "22 pleasant st."),
+        ("seen by dr weber\ntest results pending", "weber"),
+    ],
+)
+def test_a_head_word_after_a_sentence_or_before_a_number_makes_no_eponym(text, span):
+    doc = with_ents(make_nlp(), text, [(span, "LOCATION" if span[0].isdigit() else "NAME")])
+    assert span.rstrip(".") not in doc._.deid_text
+    assert ("hurthle cell" in with_ents(make_nlp(), "hurthle cell neoplasm", [("hurthle", "NAME")])._.deid_text)
+
+
+def test_an_abbreviation_period_that_ends_a_sentence_stays():
+    doc = with_ents(make_nlp(), "from acme inc. he is well", [("acme inc.", "ORG")])
+    assert "acme" not in doc._.deid_text and doc._.deid_text.endswith(". he is well")
+
+
+def test_a_span_that_loses_an_overlap_keeps_the_words_it_alone_found():
+    """"nakamura june" (a name) and "june 8" (a date, as long and surer) overlap: the
+    date wins and "nakamura" is still replaced; a remainder of stop words is not."""
+    doc = with_ents(make_nlp(), "scheduled with dr. nakamura june 8 at clinic", [("nakamura june", "DOCTOR")])
+    assert "nakamura" not in doc._.deid_text and "june 8" not in doc._.deid_text
+    doc = with_ents(make_nlp(), "seen on june 8 at clinic", [("on june", "DATE")])
+    assert doc._.deid_text.startswith("seen on ") and "june 8" not in doc._.deid_text
+
+
 @pytest.mark.slow
 def test_profiles_end_to_end(tmp_path, small_corpus, small_records, mlm_dir, vec_dir):
     """Both shipped profiles fit and sanitise a corpus: the structured PHI the

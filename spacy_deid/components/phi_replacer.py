@@ -32,7 +32,7 @@ from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
 
-from spacy_deid.detect.gazetteers import after_personal_title, is_mixed_case
+from spacy_deid.detect.gazetteers import after_personal_title, contact_head, is_mixed_case
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import _WEEKDAYS
 from spacy_deid.edits import BLACKLIST, GAZETTEER, KEEP, LOW_FREQ, NER, PATTERN, PHI, add_edit, get_edits
@@ -227,8 +227,16 @@ class PhiReplacer(Pipe):
         taken = set()
         chosen = []
         for span, reason, category in found:
-            if any(i in taken for i in range(span.start, span.end)):
-                continue
+            free = [i for i in range(span.start, span.end) if i not in taken]
+            if len(free) < span.end - span.start:
+                # a span that overlaps a longer or surer one keeps the words it alone found, when
+                # they are one run at its edge ("DR. NAKAMURA JUNE 8": "NAKAMURA JUNE" a name, "JUNE
+                # 8" a date; "NAKAMURA" is still the name): else the name went out as it came in
+                one_run = bool(free) and free[-1] - free[0] + 1 == len(free)
+                at_edge = one_run and (free[0] == span.start or free[-1] == span.end - 1)
+                if not at_edge or not any((doc[i].is_alpha and not doc[i].is_stop) or doc[i].like_num for i in free):
+                    continue
+                span = Span(doc, free[0], free[-1] + 1, label=span.label)
             taken.update(range(span.start, span.end))
             chosen.append((span, reason, category))
         # the weekday right before a date goes with it, so the shift rewrites both: a weekday
@@ -303,10 +311,12 @@ class PhiReplacer(Pipe):
             clinician = label in self.clinician_labels or _clinician_context(span)
             scope = "corpus" if clinician else patient_scope
             return self.names.replace(text, scope, surname=after_personal_title(span.doc, span.start)), "SURROGATE"
-        if category == "LOCATION":
-            return new_place, "SURROGATE"
-        if category == "ORGANIZATION":
-            return self.places.organization(text, "corpus", label), "SURROGATE"
+        if category in ("LOCATION", "ORGANIZATION"):
+            new = new_place if category == "LOCATION" else self.places.organization(text, "corpus", label)
+            # the period of an abbreviation that ends a sentence too stays ("on pleasant st. incision")
+            if text.endswith(".") and not new.endswith("."):
+                new += "."
+            return new, "SURROGATE"
         if category == "CONTACT":
             return self._contact(text, label), "SURROGATE"
         if category == "ID":
@@ -504,7 +514,7 @@ def _eponym_tokens(doc: Doc) -> List[bool]:
     flags = [False] * len(doc)
     single_case = not is_mixed_case(doc)
     for i, token in enumerate(doc):
-        if token.lower_ not in EPONYM_HEADS:
+        if token.lower_ not in EPONYM_HEADS or contact_head(doc, i):
             continue
         flags[i] = True
         # in ALL CAPS or lower-case text capitals tell nothing: one word before a head
@@ -558,6 +568,8 @@ def _eponym(span: Span) -> bool:
     score or criteria. A hyphen between spaces is a dash, no eponym's ("by dr hunter -
     grade 2 tear")."""
     doc = span.doc
+    if span.text.endswith(".") or "\n" in doc[span.end - 1].whitespace_ or any(c.isdigit() for c in span.text):
+        return False  # a sentence, a line or an address ends it ("22 pleasant st. incision clean")
     j = span.end
     while j < len(doc) and doc[j].lower_ in ("'s", "’s", "'", "-", "–"):
         if doc[j].text in ("-", "–") and doc[j - 1].whitespace_ and doc[j].whitespace_:
@@ -565,7 +577,7 @@ def _eponym(span: Span) -> bool:
         j += 1
         if doc[j - 1].text in ("-", "–") and j + 1 < len(doc) and doc[j].is_alpha and doc[j].lower_ not in EPONYM_HEADS:
             j += 1
-    return j < len(doc) and doc[j].lower_ in EPONYM_HEADS
+    return j < len(doc) and doc[j].lower_ in EPONYM_HEADS and not contact_head(doc, j)
 
 
 # Cues that a name is a clinician's: a credential after it ("Lisa Montoya, RN"), or a

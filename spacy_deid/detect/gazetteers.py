@@ -262,6 +262,11 @@ restaurant diner hotel motel casino zoo museum farm ranch factory plant mill cam
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
 daycare preschool kindergarten square sq
 """.split())
+# landmark words that are surnames too ("dr temple", "fr. lake"); not the buildings
+# ("dr school note", "dr office")
+_SURNAME_LANDMARKS = frozenset("""
+lake river park church chapel temple beach mountain bridge farm mill pond forest valley island cove
+""".split())
 # words before a landmark word that say what it is for, not which it is ("dog park", "high school")
 LANDMARK_GENERIC = frozenset("""
 dog water theme amusement national state city county public private local nearby neighborhood
@@ -610,7 +615,8 @@ def _word_form(token) -> bool:
 def after_personal_title(doc: Doc, start: int) -> bool:
     """A personal title ("Ms.", "DR", "mr") is the word right before ``doc[start]``."""
     j = _prev_word(doc, start)
-    return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES
+    # (a French size is no father: "16 fr foley")
+    return j >= 0 and doc[j].lower_.rstrip(".") in PERSONAL_TITLES and not (doc[j].lower_.startswith("fr") and _after_number(doc, j))
 
 
 def is_title_word(token) -> bool:
@@ -694,6 +700,14 @@ def _contact_form(span: Span) -> bool:
     if label in {"URL", "DOMAIN_NAME"}:
         return "." in text or "/" in text
     return True
+
+
+def contact_head(doc: Doc, j: int) -> bool:
+    """``doc[j]`` is a contact word that labels a number after it ("carrie lindgren cell
+    308-...", "pager: 4-5678"): no eponym's head word ("hurthle cell"), though it may be one."""
+    return doc[j].lower_ in _CONTACT_CUE_WORDS and j + 1 < len(doc) and (
+        any(c.isdigit() for c in doc[j + 1].text) or doc[j + 1].text in (":", "#", "(") or doc[j + 1].lower_ in ("phone", "number", "no", "ph")
+    )
 
 
 def _after_number(doc: Doc, i: int) -> bool:
@@ -914,7 +928,7 @@ class Gazetteer:
         for k in range(j, min(j + 2, n)):
             low = doc[k].lower_
             # "robinson catheters", "allis clamps"
-            if low in EPONYM_HEADS or (low.endswith("s") and low[:-1] in EPONYM_HEADS):
+            if (low in EPONYM_HEADS or (low.endswith("s") and low[:-1] in EPONYM_HEADS)) and not contact_head(doc, k):
                 return True
         return False
 
@@ -965,7 +979,8 @@ class Gazetteer:
         i = 0
         while i < n:
             # a listed name that is a role word too, after a personal title ("ho dr friend paged")
-            role_name = doc[i].lower_ in ROLES and NAME in self.tags(doc[i].lower_) and after_personal_title(doc, i)
+            role_name = doc[i].lower_ in ROLES and NAME in self.tags(doc[i].lower_) and after_personal_title(doc, i) \
+                or self._titled_word_name(doc, i)
             if not (self._name_token(doc, i) or self._unknown_word(doc, i) or role_name) or is_title_word(doc[i]):
                 i += 1  # no name starts here, titled or not (the title test costs more); nor at
                 continue  # a title after a title ("chaplain fr. tom")
@@ -1052,6 +1067,19 @@ class Gazetteer:
         titled_out = [self._surname_after(doc, self._hyphen_partners(doc, sp)) for sp in titled_out]
         out = [self._hyphen_partners(doc, sp) for sp in out]
         return titled_out, out + self._comma_partners(doc, titled_out + out)
+
+    def _titled_word_name(self, doc: Doc, i: int) -> bool:
+        """A word that names a place or a role elsewhere is a surname after a title when the
+        name ends there: a landmark's word after a personal title ("dr temple aware", "fr. lake
+        visited", "pcp dr chapel-ford"), "law" after any title but "in" ("np law made aware";
+        "son in law" stays a role)."""
+        low = doc[i].lower_
+        if low == "law":
+            j = _prev_word(doc, i)
+            return j >= 0 and doc[j].lower_.rstrip(".") in TITLES and NAME in self.tags(low)
+        return low in _SURNAME_LANDMARKS and after_personal_title(doc, i) and not self.modal_before_verb(doc, i) and (
+            self._name_ends_at(doc, i + 1) or self.after_name_verb(doc[i + 1]) or doc[i + 1].lower_ in _TOLD_WORDS
+        )
 
     @staticmethod
     def _name_ends_at(doc: Doc, k: int) -> bool:
@@ -1363,8 +1391,9 @@ class Gazetteer:
                     j -= 1
                     kind = 1
                     continue
-                if low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or low in LANDMARK_GENERIC or _SPECIALTY.search(low):
-                    break
+                if low in NOT_HOSPITAL_NAME or low in DEPARTMENT_WORDS or low in LANDMARK_GENERIC or _SPECIALTY.search(low) \
+                        or low.rstrip(".") in PERSONAL_TITLES:
+                    break  # (a title makes a person of the word: "by dr temple", "mr park")
                 j -= 1
             if j == i or doc[j].lower_ in LANDMARK_GENERIC:
                 continue
@@ -3286,7 +3315,7 @@ def _id_word_at(doc: Doc, k: int) -> bool:
     for spaCy's tokenizer, which reads it as "I'd")."""
     low = doc[k].lower_
     return low in _ID_FIELD_WORDS or (low == "i" and k + 1 < len(doc) and doc[k + 1].lower_ == "d" and not doc[k].whitespace_)
-PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof".split())
+PERSONAL_TITLES = frozenset("dr mr mrs ms miss prof fr rev".split())
 _CONTEXT_WORDS = TITLES | ROLES | CREDENTIALS | frozenset(t.rstrip(".") for t in TITLES)
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
 # a middle initial between two names: one letter of any script, with or without its
