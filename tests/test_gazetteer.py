@@ -1769,6 +1769,14 @@ def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
         ("plan as above. mk/rn", [("mk", "NAME")]),
         ("SITTER.\nAW/RN.", [("AW", "NAME")]),
         ("eval by pt/ot today, sw/rn meeting", []),
+        # a sign-off glued to its dash, last in the note
+        ("d/w pt.\n-RW", [("-RW", "NAME")]),
+        ("pt resting.\n-ok", []),
+        # a dictated report's initials, alone on their line or before its "D:" field
+        ("Dictated by the attending.\nRP/JLW\nD: 03/04/19", [("RP", "NAME"), ("JLW", "NAME")]),
+        ("pending recheck.\nmo/kr", [("mo", "NAME"), ("kr", "NAME")]),
+        ("Signed by the attending\nAL/TS  D: 03/05/19", [("AL", "NAME"), ("TS", "NAME")]),
+        ("CHEST\nPA/LAT\nno acute process\nRN/MD\niv/po abx", []),
         # nicknames in quotes after a name, a role or "goes by"
         ('wife patricia ("pat") at bedside', [("patricia", "NAME"), ("pat", "NAME")]),
         ('NOTE. GIRLFRIEND "BUNNY" CALLED', [("BUNNY", "NAME")]),

@@ -83,6 +83,10 @@ def variants(text):
         ("plan for tee tomorrow 12/9; fell on 2/2", [("12/9", "DATE"), ("2/2", "DATE")]),
         ("s/p skateboard accident 5/1, 51a filed 6/8, o2 delivered 10/3; injury 3/4 thickness",
          [("5/1", "DATE"), ("6/8", "DATE"), ("10/3", "DATE")]),
+        # a return visit, a birthday, a specimen sent, the last bm whatever its day; not a count
+        ("rtc 6/3. birthday 12/3, anti-gbm sent 12/1, last bm 10/10; cx sent 2/4 bottles", [("6/3", "DATE"), ("12/3", "DATE"), ("12/1", "DATE"), ("10/10", "DATE")]),
+        ("HOME ON CHRISTMAS EVE. OVER NEW YEAR'S, on new years eve", [("CHRISTMAS EVE", "DATE"), ("NEW YEAR'S", "DATE"), ("new years eve", "DATE")]),
+        ("pt traveling 6/15-6/30, then 1-1/2 hours away", [("6/15-6/30", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),
         ("seen April 4 '23", [("April 4 '23", "DATE")]),

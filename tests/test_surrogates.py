@@ -125,6 +125,11 @@ def test_invalid_dates_are_never_written_back(text):
         ("New Year's Day", 13, "January 14"),
         ("MEMORIAL DAY", 13, "JUNE 10"),
         ("christmas", 13, "january 7"),
+        # a sentence's period stays; "new years" is "new year's"
+        ("NEW YEAR'S.", 3, "JANUARY 4."),
+        # each end of a range of days
+        ("6/15-6/30", 3, "6/18-7/3"),
+        ("new years eve", 1, "january 1"),
         ("Mother’s Day", -2, "May 10"),
     ],
 )
@@ -197,6 +202,14 @@ def test_a_name_surrogate_never_sounds_like_the_name():
     for name in ("Kathy", "Cathy", "Jon", "Ann", "Smith", "Lee", "Ed", "Mary"):
         for scope in ("p1", "p2", "p3", "p4"):
             assert not _sounds_like(names.replace(name, scope), name)
+
+
+@pytest.mark.parametrize("text", ["JLW", "mk", "RP", "sv"])
+def test_initials_stay_initials(text):
+    """A dictation line's or a sign-off's initials get other initials of their length and case."""
+    new = NameSurrogates(KEYER).replace(text, "p1")
+    assert len(new) == len(text) and new != text and (new.isupper() if text.isupper() else new.islower())
+    assert all(a != b for a, b in zip(new.lower(), text.lower()))
 
 
 def test_name_gender_follows_the_first_name():

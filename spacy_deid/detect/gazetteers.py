@@ -2991,9 +2991,17 @@ class Gazetteer:
         letters that no list of ordinary or clinical words has; and initials joined to a credential by a slash, first or last
         on a line ("jl/rn", "MK/RN."), ordinary words or not ("aw/rn", "ss/rn"), no
         clinical term ("pt/ot", "sw/rn")."""
-        out: List[Span] = []
+        out: List[Span] = self._dictation_initials(doc)
         n = len(doc)
         for i, t in enumerate(doc):
+            # a sign-off glued to its dash ("\n-RW", "\n-bill"), last in the note
+            if t.text[:1] == "-" and t.text[1:].isalpha() and (i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text) \
+                    and all(x.is_space or x.is_punct for x in doc[i + 1:]):
+                low = t.lower_[1:]
+                if 2 <= len(low) <= 3 and not self.is_common(low) and not self.clinical_term(low) \
+                        or "key:first_names" in self.tags(low) and not self.clinical_term(low):
+                    out.append(Span(doc, i, i + 1, label=NAME))
+                continue
             if not (t.is_alpha and 2 <= len(t.text) <= 3) or t.lower_ in CREDENTIALS:
                 continue
             line_start = i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text \
@@ -3019,6 +3027,34 @@ class Gazetteer:
                 line_end = k >= n or doc[k].is_space or "\n" in doc[k - 1].whitespace_
                 if line_start or line_end:
                     out.append(Span(doc, i, i + 1, label=NAME))
+        return out
+
+    def _dictation_initials(self, doc: Doc) -> List[Span]:
+        """NAME spans: a dictated report's initials of who dictated and who typed it, alone on
+        their line or before its "D:" field ("RP/JLW", "sv/dmr", "CB/DT  D: 03/05/19"): two or
+        three groups of two to four letters joined by slashes, not all of them clinical terms,
+        no credential ("PA/LAT", "RN/MD" stay)."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(n):
+            if not (i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text):
+                continue
+            parts = [i]
+            k = i + 1
+            while k + 1 < n and doc[k].text == "/" and not doc[k - 1].whitespace_ and not doc[k].whitespace_ and len(parts) < 3:
+                parts.append(k + 1)
+                k += 2
+            if len(parts) < 2 or not all(doc[p].is_alpha and 2 <= len(doc[p].text) <= 4 for p in parts):
+                continue
+            line_end = k >= n or "\n" in doc[k - 1].whitespace_ or doc[k].is_space and "\n" in doc[k].text
+            field = k + 1 < n and doc[k].text in {"D", "T"} and doc[k + 1].text == ":" or (
+                k + 2 < n and doc[k].is_space and doc[k + 1].text in {"D", "T"} and doc[k + 2].text == ":"
+            )
+            if not (line_end or field):
+                continue
+            if any(doc[p].lower_ in CREDENTIALS for p in parts) or all(self.clinical_term(doc[p].lower_) for p in parts):
+                continue  # (initials before a credential are the rule below's: "jl/rn")
+            out.extend(Span(doc, p, p + 1, label=NAME) for p in parts)
         return out
 
     def short_hospitals(self, doc: Doc, lowers: List[str]) -> List[Span]:

@@ -108,6 +108,9 @@ _EVENT_CUES = [
     # injuries, filings and deliveries on a day ("skateboard accident 5/1", "51a filed 6/8",
     # "o2 delivered 10/3")
     "accident", "mvc", "mva", "assault", "assaulted", "filed", "delivered",
+    # a return visit, a birthday, a specimen sent on a day ("rtc 6/3", "birthday 12/3", "anti-gbm
+    # sent 12/1")
+    "rtc", "birthday", "bday", "anniversary", "sent",
 ]
 # of those, the nouns no score follows: after them a denominator of 10 is a day too ("last visit
 # 1/10", "cxr 3/10"; "pain 6/10", "pain after BM 6/10", "CT done 8/10 pain" stay)
@@ -315,6 +318,8 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
+    # the last bowel movement is dated, whatever its day ("last bm 10/10"; "pain after bm 6/10")
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": "last"}, {"LOWER": "bm"}, _MD]},
     # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
     # day alone is the date; not a score: "4/10")
     {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"(?i)^\d{1,2}[ap]m?-\d{1,2}[ap]m?$"}}, _MD_NOT_10]},
@@ -364,13 +369,18 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": _FULL_MONTHS}},
     ]},
     # holidays name a day of the year: "christmas", "labor day", "new year's eve"
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}]},
+    {"label": "DATE", "pattern": [
+        {"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}, {"LOWER": "eve", "OP": "?"},
+    ]},
     {"label": "DATE", "pattern": [
         {"LOWER": {"IN": ["labor", "memorial", "independence", "veterans", "columbus", "presidents", "mother", "father", "valentine"]}},
         {"LOWER": {"IN": ["'s", "’s"]}, "OP": "?"},
         {"LOWER": "day"},
     ]},
+    # ("YEAR'S." is one token for the tokenizer; "new years eve")
+    {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": {"REGEX": r"^year(['’]s|s)\.?$"}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["'s", "’s"]}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
+    {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["day", "eve"]}}]},
     # a weekday written out: "on Tuesday", "SATURDAY"
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
@@ -662,9 +672,10 @@ def amount_after(span: Span) -> bool:
 
 def after_joined_number(doc, i: int) -> bool:
     """``doc[i]`` is joined by a hyphen, without spaces, to a number before it: a mixed
-    number ("1-1/2 hours": no month/day, whatever cue comes first), a size ("22-french")."""
-    return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and not doc[i - 2].whitespace_ \
-        and not doc[i - 1].whitespace_
+    number ("1-1/2 hours": no month/day, whatever cue comes first), a size ("22-french"); a
+    month/day before is a range of days ("6/15-6/30")."""
+    return i >= 2 and doc[i - 1].text == "-" and doc[i - 2].like_num and "/" not in doc[i - 2].text \
+        and not doc[i - 2].whitespace_ and not doc[i - 1].whitespace_
 
 
 def _spaced_phone_ok(span: Span) -> bool:
@@ -715,6 +726,9 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
     spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not amount_after(s)]
+    # a count word after a cued month/day makes it a count ("cx sent 2/4 bottles")
+    spans = [s for s in spans if not (s.label_ == "DATE" and s.id_ == VALUE_ID and s.end < len(s.doc)
+                                      and s.doc[s.end].lower_ in _RATIO_WORDS)]
     spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and after_joined_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]

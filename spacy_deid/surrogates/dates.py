@@ -202,14 +202,16 @@ _POSSESSIVE_RE = re.compile(r"\s*['’]s\b|['’]")
 def _shift_holiday(text: str, days: int) -> Optional[DateShift]:
     """A holiday's name shifted as its day of the year ("New Year's Day" -> "January 14",
     in the holiday's case), or None when ``text`` names none."""
-    key = " ".join(_POSSESSIVE_RE.sub(" ", text.lower()).split())
+    core = text.rstrip(".")  # a sentence's period the tokenizer left on ("NEW YEAR'S.") stays
+    tail = text[len(core):]
+    key = " ".join(_POSSESSIVE_RE.sub(" ", core.lower()).split()).replace("new years", "new year")
     if key not in _HOLIDAYS:
         return None
     month, day = _HOLIDAYS[key]
     new = dt.date(_YEARLESS, month, day) + dt.timedelta(days=days)
     words = [w for w in text.split() if w[:1].isalpha()]
     sample = text if text.isupper() or text.islower() else (words[0] if words else text)
-    return DateShift("shift", f"{_month_name(new.month - 1, sample, False)} {new.day}", date=new, precision="day", yearless=True)
+    return DateShift("shift", f"{_month_name(new.month - 1, sample, False)} {new.day}{tail}", date=new, precision="day", yearless=True)
 
 
 _LONE_DAY_RE = re.compile(r"^(\d{1,2})(st|nd|rd|th)$", re.IGNORECASE)
@@ -226,6 +228,10 @@ def _shift_lone_day(text: str, days: int) -> Optional[DateShift]:
     return DateShift("shift", f"{day}{_case_like(_ordinal(day), m.group(2))}", precision="day", yearless=True)
 
 
+# a range of two numeric dates ("6/15-6/30", "3/4 - 3/9/19")
+_NUMERIC_RANGE_RE = re.compile(r"^(\d{1,2}/\d{1,2}(?:/\d{2,4})?)(\s*[-–]\s*)(\d{1,2}/\d{1,2}(?:/\d{2,4})?)$")
+
+
 def shift_date(text: str, days: int) -> DateShift:
     """Shift the date written in ``text`` by ``days`` days, in its own format.
 
@@ -236,6 +242,13 @@ def shift_date(text: str, days: int) -> DateShift:
     named_day = _shift_holiday(text, days) or _shift_lone_day(text, days)
     if named_day is not None:
         return named_day
+    span = _NUMERIC_RANGE_RE.match(text)
+    if span is not None:  # "6/15-6/30": each end moves by the shift
+        first, second = shift_date(span.group(1), days), shift_date(span.group(3), days)
+        if first.action == second.action == "shift":
+            return DateShift("shift", f"{first.text}{span.group(2)}{second.text}", date=first.date,
+                             precision=first.precision, yearless=first.yearless)
+        return DateShift("unknown")
     months = list(_MONTH_RE.finditer(text))
     weekdays = list(_WEEKDAY_RE.finditer(text))
     numbers = list(_NUM_RE.finditer(text))

@@ -107,6 +107,9 @@ class NameSurrogates:
             letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".replace(core.upper(), "")
             new = self.keyer.choice(letters, "initial", scope, core.lower())
             return case_like(new, core) + dot if core.isalpha() else part
+        if 2 <= len(core) <= 4 and core.isalpha() and not set(core.lower()) & set("aeiouy"):
+            # initials ("JLW", "mk" of a sign-off or a dictation line) stay initials, one by one
+            return "".join(self.part(c, role, scope) for c in core) + dot
         pool = self._pool(role, core)
         for attempt in range(8):
             new = self.keyer.choice(pool, "name", scope, role, core.lower(), attempt)
