@@ -435,6 +435,9 @@ def test_hospitals_named_by_ordinary_words_after_a_cue_in_every_case(nlp, text, 
         # a building trade names a firm after a name ("kc roofing"), not alone
         ("working days for kc roofing & gutter. does landscaping and roofing work", [("kc roofing", "ORG")]),
         ("pt owns a small roofing co. mrn to follow", []),
+        # an employer in parentheses after work or a trade
+        ("injured at work (shawmut construction) 8/30, coal miner (consol energy)", [("shawmut construction", "ORG"), ("consol energy", "ORG")]),
+        ("at work (night shift), retired teacher (elementary)", []),
         # an employer after its cue: a word no dictionary has, or a company word at the end
         ("i work for rapid cycle solutions", [("rapid cycle solutions", "ORG")]),
         ("worked at mbta x 20 yrs", [("mbta", "ORG")]),
@@ -1287,6 +1290,9 @@ def test_mixed_case_is_told_by_capitalised_words_when_capitals_are_few(text, mix
         # in single-case text after a place's preposition, with a street word that is no other word
         ("these early shows on marina fort street were important.", [("marina fort street", "STREET")]),
         ("PT LIVES ON ELM STREET", [("ELM STREET", "STREET")]),
+        # a numbered street; "rt" and its number after a place's preposition
+        ("found down on 3rd ave near the shelter", [("3rd ave", "STREET")]),
+        ("santyl at the pharmacy on rt 113. rt 2 lpm via nc, iv in rt 20g", [("rt 113", "STREET")]),
         ("to walmart pharmacy on airline hwy, discount card", [("airline hwy", "STREET")]),
         ("mvc on the highway, restrained", []),
         ("back on sex drive meds, on the road to recovery", []),
@@ -1863,6 +1869,12 @@ def test_dates_and_ages_beside_people(nlp, text, ents, expected):
         ("BIB MESA FD", [("MESA FD", "ORG")]),
         # a town's court, police department or public office of more words
         ("escalating. albuquerque police dept officer at bedside", [("albuquerque police dept", "ORG")]),
+        # a town's practice of a specialty
+        ("referred by west hollywood dermatology, biopsy. lives in quincy. cardiology f/u",
+         [("west hollywood dermatology", "ORG"), ("quincy", "CITY")]),
+        # a county's jail and probation
+        ("hx incarceration catawba county detention center. on luzerne county adult probation",
+         [("catawba county detention center", "ORG"), ("luzerne county adult probation", "ORG")]),
         ("hearing in cleveland municipal court. phoenix fire gave narcan",
          [("cleveland municipal court", "ORG"), ("phoenix fire", "ORG")]),
         ("lives in boston. public health nurse", [("boston", "CITY")]),

@@ -234,7 +234,9 @@ class PhiReplacer(Pipe):
                 # 8" a date; "NAKAMURA" is still the name): else the name went out as it came in
                 one_run = bool(free) and free[-1] - free[0] + 1 == len(free)
                 at_edge = one_run and (free[0] == span.start or free[-1] == span.end - 1)
-                if not at_edge or not any((doc[i].is_alpha and not doc[i].is_stop) or doc[i].like_num for i in free):
+                # (names only: what a date's or a place's span alone holds is rarely one itself,
+                # "Creatinine" of "Creatinine, July 7")
+                if category != "NAME" or not at_edge or not any(doc[i].is_alpha and not doc[i].is_stop and len(doc[i]) > 1 for i in free):
                     continue
                 span = Span(doc, free[0], free[-1] + 1, label=span.label)
             taken.update(range(span.start, span.end))

@@ -576,8 +576,10 @@ _MANUAL_TRADES = frozenset("""
 cook cooks chef carrier cashier aide aides mechanic janitor custodian waiter waitress bartender dishwasher
 housekeeper landscaper roofer plumber carpenter electrician welder mover courier cabbie barber hairdresser
 nanny babysitter guard laborer labourer fisherman farmer server bagger stocker busboy machinist
-mailman postman student freshman sophomore
+mailman postman student freshman sophomore miner logger lineman longshoreman steelworker
 """.split())
+# words of work before an employer in parentheses ("at work (shawmut construction)")
+_WORK_WORDS = frozenset("work works working job employer employed".split())
 # what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
@@ -1243,8 +1245,9 @@ class Gazetteer:
             if _INTERSTATE.match(t.text):
                 out.append(Span(doc, i, i + 1, label="STREET"))
                 continue
-            if t.lower_ in _ROAD_WORDS and i + 1 < n and _ROAD_NUMBER.match(doc[i + 1].text) \
-                    and (not mixed_case or t.is_title or t.is_upper):
+            # ("rt" is "right" too: a road only after a place's preposition, "cvs on rt 113")
+            road = t.lower_ in _ROAD_WORDS or t.lower_.rstrip(".") == "rt" and _lower(doc, i - 1) in _STREET_CUES
+            if road and i + 1 < n and _ROAD_NUMBER.match(doc[i + 1].text) and (not mixed_case or t.is_title or t.is_upper):
                 out.append(Span(doc, i, i + 2, label="STREET"))
                 continue
             low = t.lower_.rstrip(".")
@@ -1262,6 +1265,9 @@ class Gazetteer:
             j = i
             while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
                 w = doc[j - 1]
+                if _ORDINAL_NUMBER.match(w.text) and j == i:
+                    j -= 1  # a numbered street: "on 4th st", "3RD AVE"
+                    break
                 if not (w.is_alpha and (w.is_title or not mixed_case)) or w.is_stop or self.clinical_term(w.lower_) \
                         or (_starts_sentence(doc, j - 1) and self.is_common(w.lower_)):
                     break
@@ -1909,8 +1915,13 @@ class Gazetteer:
         out: List[Span] = []
         n = len(doc)
         lowers = lowers or [t.lower_ for t in doc]  # (the caller's, when it has them)
+        trades = trade_words()
         for i in range(1, n - 2):
-            if lowers[i] != "(" or lowers[i - 1] not in _FACILITY_WORDS:
+            # (or ORG spans: an employer in parentheses after work or a trade, with a word no
+            # dictionary has or a company word: "at work (shawmut construction)", "COAL MINER
+            # (CONSOL ENERGY)"; not "at work (night shift)")
+            work = lowers[i - 1] in _WORK_WORDS or lowers[i - 1] in trades
+            if lowers[i] != "(" or not (lowers[i - 1] in _FACILITY_WORDS or work):
                 continue
             end = i + 1
             while end < n and end - i <= 5 and doc[end].text != ")" and (
@@ -1925,7 +1936,10 @@ class Gazetteer:
                 or t.lower_ in NOT_HOSPITAL_NAME or t.lower_ in _FACILITY_WORDS
                 for t in words
             ):
-                out.append(Span(doc, i + 1, end, label=HOSPITAL))
+                if not work or lowers[i - 1] in _FACILITY_WORDS:
+                    out.append(Span(doc, i + 1, end, label=HOSPITAL))
+                elif any(not self.is_common(t.lower_) for t in words) or len(words) > 1 and words[-1].lower_ in COMPANY_WORDS:
+                    out.append(Span(doc, i + 1, end, label=ORG))
         return out
 
     def cross_streets(self, doc: Doc, lowers: Optional[List[str]] = None) -> List[Span]:
@@ -3135,9 +3149,17 @@ _TOWN_SERVICES = frozenset("pd fd police sheriff sheriff's fire ems".split())
 # a town's public office of more words: its first words, then the word that ends it ("albuquerque
 # police dept", "cleveland municipal court", "denver human services", "boston public schools")
 _TOWN_SERVICE_HEADS = frozenset("police fire sheriff sheriff's municipal district county city public human social "
-                                "family housing transit probate juvenile circuit superior".split())
+                                "family housing transit probate juvenile circuit superior detention correctional adult "
+                                "community internal".split())
+# (and a county's jail, probation and community centres: "catawba county detention center",
+# "luzerne county adult probation")
 _TOWN_SERVICE_TAILS = frozenset("dept department court courthouse services service jail schools district authority "
-                                "division rescue".split())
+                                "division rescue center centre probation corrections".split()) | frozenset(
+    # a town's practice of a specialty ("doylestown pediatrics", "west hollywood dermatology",
+    # "quincy family medicine")
+    "pediatrics paediatrics dermatology optometry cardiology orthopedics orthopaedics urology oncology neurology "
+    "gastroenterology podiatry dentistry ophthalmology psychiatry obgyn ob/gyn medicine practice".split()
+)
 
 
 def _town_service_end(doc: Doc, k: int) -> int:
@@ -3163,6 +3185,7 @@ _SIDES = _COMPASS_WORDS - {"outside", "part", "rest"}
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
 _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
+_ORDINAL_NUMBER = re.compile(r"^\d{1,3}(st|nd|rd|th)$", re.I)
 # an interstate written as one token ("I-93", "i-95")
 _INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")
