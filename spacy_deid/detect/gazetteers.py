@@ -140,6 +140,8 @@ LOCATION_CUES = frozenset(
     # where a relative lives or comes from: "son in worcester", "DTR IN WEST ROXBURY", "sister from revere"
     (role, word) for role in ROLES - PATIENT_WORDS - {"law"} for word in ("in", "from")
 )
+# hospital words that a place or name after "of" names ("Children's Hospital of Philadelphia")
+_HOSPITALS_OF = frozenset("hospital hospitals clinic clinics".split())
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
@@ -1597,12 +1599,21 @@ class Gazetteer:
                 start, label, any_words = i, HOSPITAL, True
             elif lowers[i] in {"university", "college"}:
                 start, label, any_words = i, ORG, False
+            elif lowers[i] in _HOSPITALS_OF:
+                # "CHILDREN'S HOSPITAL OF PHILADELPHIA", "physicians' clinic of iowa": the kind
+                # words before it on its line go with it
+                start, label, any_words = i, HOSPITAL, False
+                while start > 0 and i - start < 3 and "\n" not in doc[start - 1].whitespace_ and (
+                    doc[start - 1].is_alpha and not doc[start - 1].is_stop or lowers[start - 1] in {"'s", "’s", "'"}
+                ):
+                    start -= 1
             else:
                 continue
             j = i + 2 + (i + 2 < n and lowers[i + 2] == "the")
             end = j
             while end < n and end - j < 3 and doc[end].is_alpha and not doc[end].is_stop \
-                    and not self.clinical_term(lowers[end]) and lowers[end] not in CALENDAR_WORDS:
+                    and not self.clinical_term(lowers[end]) and lowers[end] not in CALENDAR_WORDS \
+                    and lowers[end].rstrip(".") not in TITLES:
                 end += 1
                 if "\n" in doc[end - 1].whitespace_:
                     break
@@ -3061,8 +3072,8 @@ class Gazetteer:
             if len(parts) < 2 or not all(doc[p].is_alpha and 2 <= len(doc[p].text) <= 4 for p in parts):
                 continue
             line_end = k >= n or "\n" in doc[k - 1].whitespace_ or doc[k].is_space and "\n" in doc[k].text
-            field = k + 1 < n and doc[k].text in {"D", "T"} and doc[k + 1].text == ":" or (
-                k + 2 < n and doc[k].is_space and doc[k + 1].text in {"D", "T"} and doc[k + 2].text == ":"
+            field = k + 1 < n and doc[k].lower_ in {"d", "t"} and doc[k + 1].text == ":" or (
+                k + 2 < n and doc[k].is_space and doc[k + 1].lower_ in {"d", "t"} and doc[k + 2].text == ":"
             )
             if not (line_end or field):
                 continue

@@ -385,6 +385,15 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, _MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
+    # ... and its year, so that the weekday's match (as long as the date's) leaves no year
+    # behind ("Tuesday, March 12, 2024")
+    *(
+        {"label": "DATE", "pattern": [
+            {"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, _MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}},
+            {"TEXT": ",", "OP": "?"}, *year,
+        ]}
+        for year in _YEARISH
+    ),
     # PHONE; FAX when a fax cue comes first
     *({"label": "PHONE", "pattern": p} for p in _PHONES),
     *({"label": "PHONE", "id": LOOSE_PHONE_ID, "pattern": p} for p in _LOOSE_PHONES),
