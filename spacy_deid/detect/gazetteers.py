@@ -38,6 +38,8 @@ from spacy_deid.surrogates.places import is_not_phi_place
 
 # Labels written by the gazetteer (mapped to categories by detect/labels.py).
 NAME, CITY, STATE, COUNTY, HOSPITAL, ORG = "NAME", "CITY", "STATE", "COUNTY", "HOSPITAL", "ORG"
+# a small town's list label: a CITY only where the note says it is a place ("lives in", "from")
+TOWN = "TOWN"
 PLACE_LABELS = (CITY, STATE, COUNTY)
 
 # The shipped lists: asset file name per list key.
@@ -48,6 +50,7 @@ DEFAULT_LISTS: Dict[str, str] = {
     "world_cities": "gazetteers/world_cities.txt",
     "states": "gazetteers/us_states.txt",
     "counties": "gazetteers/us_counties.txt",
+    "towns": "gazetteers/us_towns.txt",
 }
 COMMON_WORDS = "gazetteers/common_words.tsv"
 PLACE_SUFFIXES = "gazetteers/place_suffixes.txt"
@@ -55,6 +58,7 @@ PLACE_PREFIXES = "gazetteers/place_prefixes.txt"
 CLINICAL_TERMS = "gazetteers/clinical_terms.txt"
 LIST_LABELS = {
     "first_names": NAME, "last_names": NAME, "cities": CITY, "world_cities": CITY, "states": STATE, "counties": COUNTY,
+    "towns": TOWN,
 }
 
 # Context words. Hand-written: they are the forms clinical notes use to introduce
@@ -158,7 +162,7 @@ technologies technology systems software solutions partners associates capital i
 biosciences analytics labs laboratories markets finance pharmaceuticals pharma enterprises industries
 pharmacy pharmacies logistics vna transport transportation ambulance ems
 church parish synagogue temple mosque congregation elementary academy police
-foods motors auto inn medflight lifeflight
+foods motors auto inn medflight lifeflight correctional
 consulting consultants resources sons brothers bros insights networks bancorp airlines airways
 communications telecom entertainment studios productions ventures properties realty brands wireless
 therapeutics biotech diagnostics freight architects dynamics robotics aerospace automotive
@@ -582,6 +586,17 @@ mailman postman student freshman sophomore miner logger lineman longshoreman ste
 """.split())
 # words of work before an employer in parentheses ("at work (shawmut construction)")
 _WORK_WORDS = frozenset("work works working job employer employed".split())
+# denominations that name a congregation after its own name ("first baptist", "grace lutheran")
+_DENOMINATIONS = frozenset("""
+baptist lutheran methodist presbyterian episcopal pentecostal adventist congregational nazarene apostolic
+mennonite ame evangelical
+""".split())
+# words of a kind of denomination, no congregation's name ("a southern baptist", "free will baptist")
+_DENOMINATION_KINDS = frozenset("southern american united free will independent missionary primitive reformed "
+                                "evangelical orthodox devout practicing practising raised".split())
+_ORDINAL_NAMES = frozenset("first second third fourth fifth sixth seventh".split())
+# ordinary words that open a congregation's name ("greater mt zion", "new hope", "holy trinity")
+_CONGREGATION_WORDS = frozenset("greater new holy mt mt. mount st st. saint".split())
 # what joins a trade to its employer ("driver for fedex", "nurse at faulkner")
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
@@ -1287,7 +1302,11 @@ class Gazetteer:
         after it or a location cue before it; after a location cue, a run of up to
         three unknown words (no ordinary word, no list entry) is taken as a CITY."""
         cands: List[Span] = []
+        towns: Set[Tuple[int, int]] = set()  # (a small town of the postal list only needs context)
         for s, e, label in self.index.multi_matches(doc):
+            if label == TOWN:
+                towns.add((s, e))
+                label = CITY
             if label in PLACE_LABELS:
                 cands.append(Span(doc, s, e, label=label))
         for i, tok in enumerate(doc):
@@ -1295,6 +1314,9 @@ class Gazetteer:
             for label in PLACE_LABELS:
                 if label in labels:
                     cands.append(Span(doc, i, i + 1, label=label))
+            if TOWN in labels and not any(label in labels for label in PLACE_LABELS):
+                towns.add((i, i + 1))
+                cands.append(Span(doc, i, i + 1, label=CITY))
             # a town no list has ("lives in Tollinsby"): an unknown word after a cue
             if not labels and self._unknown_word(doc, i) and self._location_context(doc, Span(doc, i, i + 1)):
                 end = i + 1
@@ -1310,15 +1332,19 @@ class Gazetteer:
             if service_end > span.end:
                 out.append(Span(doc, span.start, service_end, label=ORG))
                 continue
-            ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
+            ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha) or (span.start, span.end) in towns
             if self.eponym_after(doc, span.end):
                 continue
             if span.label_ == STATE and len(span) == 1 and ambiguous and not self._location_context(doc, span):
                 continue
             if ambiguous and span.label_ != STATE and not self._location_context(doc, span) and not (
-                # a town of two ordinary words after "in", "from", "near" ("owned salon in garden
-                # grove", "lives in broken arrow"; one word needs more: "in mesa", "in bend")
-                len(span) >= 2 and span.start > 0 and doc[span.start - 1].lower_ in {"in", "from", "near"}
+                # a town of two ordinary words after "in", "from", "near", "to" ("owned salon in
+                # garden grove", "lives in broken arrow", "2 hr to rapid city"; one word needs more:
+                # "in mesa", "in bend")
+                len(span) >= 2 and span.start > 0 and doc[span.start - 1].lower_ in {"in", "from", "near", "to"}
+                # (not where a patient goes: "back to maple grove", "d/c to sunny hill" name a home)
+                and not (doc[span.start - 1].lower_ == "to" and span.start > 1
+                         and (doc[span.start - 2].lower_, "to") in TRANSFER_CUES | {("back", "to"), ("return", "to"), ("returned", "to")})
             ):
                 continue
             # a place and a hospital word are a hospital's name ("CHICAGO MED", "our new york
@@ -2131,7 +2157,8 @@ class Gazetteer:
             while j < n and (doc[j].is_space or not field and doc[j].lower_ in {"(", "-", "is", "="}):
                 j += 1
             end = j
-            while end < n and end - j < 5 and (end == j or "\n" not in doc[end - 1].whitespace_):
+            # (an insurer's name may run longer: "INS BLUE CROSS BLUE SHIELD OF TEXAS")
+            while end < n and end - j < (7 if insurer else 5) and (end == j or "\n" not in doc[end - 1].whitespace_):
                 t = doc[end]
                 if not (t.is_alpha or t.text in {"&", "-", "'s", "’s"} or t.like_num and end > j):
                     break
@@ -2151,12 +2178,17 @@ class Gazetteer:
                 # before its member's number ("insurance approved", "insurance pending" name none),
                 # or two to four words of a name that end the phrase ("insurance nebraska total
                 # care."; not "insurance pending approval.", "insurance company notified.")
-                if words and end < n and _id_word_at(doc, end) or 2 <= len(words) <= 4 and end == j + len(words) and (
-                    end == n or doc[end].is_punct or "\n" in doc[end - 1].whitespace_
-                ) and not any(
-                    w in _INSURANCE_TALK or w in _PUBLIC_PLANS or w.endswith(("ed", "ing")) or self.clinical_term(w)
-                    or w in ROLES or w in TITLES for w in words
-                ):
+                # a public plan's word only beside a word no dictionary has ("ins aarp medicare
+                # complete."; not "insurance medicare advantage."), one word only if no dictionary has
+                # it ("ins humana."; not "ins active.")
+                distinct = any(not self.is_common(w) for w in words)
+                phrase_end = end == n or doc[end].is_punct or "\n" in doc[end - 1].whitespace_
+                inner = [t for t in doc[j:end] if not t.is_alpha]
+                if words and end < n and _id_word_at(doc, end) or (2 <= len(words) <= 6 or distinct and len(words) == 1) \
+                        and end == j + len(words) + len(inner) and phrase_end and not any(
+                            w in _INSURANCE_TALK or w in _PUBLIC_PLANS and not distinct or w.endswith(("ed", "ing"))
+                            or self.clinical_term(w) or w in ROLES or w in TITLES for w in words
+                        ):
                     out.append(Span(doc, j, end, label=ORG))
                 continue
             if not field:
@@ -2585,10 +2617,11 @@ class Gazetteer:
     def is_listed(self, span: Span, label: str) -> bool:
         """The span is, whole, an entry of the list of ``label`` ("worcester" a CITY)."""
         words = [t for t in span if not t.is_space]
+        labels = (label, TOWN) if label == CITY else (label,)  # (a small town is a CITY here)
         if len(words) == 1:
-            return label in self.tags(words[0].lower_)
+            return any(x in self.tags(words[0].lower_) for x in labels)
         hashes = tuple(t.lower for t in words)
-        return bool(words) and (hashes, label) in self.index.multi.get(hashes[0], ())
+        return bool(words) and any((hashes, x) in self.index.multi.get(hashes[0], ()) for x in labels)
 
     def occupation_place(self, span: Span) -> Optional[Span]:
         """For an organisation or place entity that ends with a trade word ("boston
@@ -2974,6 +3007,7 @@ class Gazetteer:
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
+            + self.congregations(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")
@@ -2994,6 +3028,34 @@ class Gazetteer:
             if extra:
                 spans = sorted(spans + extra, key=lambda sp: sp.start)
         return self._branch_towns(doc, spans)
+
+    def congregations(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """ORG spans: a congregation named by a denomination after one to three words on its
+        line, one of them an ordinal, a listed name or place or a word no dictionary has ("first
+        baptist", "GREATER MT ZION BAPTIST", "grace lutheran church"), with "church" after it if
+        written; not a denomination alone or of a kind ("pt is baptist", "a southern baptist",
+        "raised methodist")."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n):
+            if lowers[i] not in _DENOMINATIONS:
+                continue
+            j = i
+            while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_ and doc[j - 1].is_alpha \
+                    and (not doc[j - 1].is_stop or lowers[j - 1] in _ORDINAL_NAMES) and lowers[j - 1] not in _DENOMINATION_KINDS \
+                    and not self.clinical_term(lowers[j - 1]) and lowers[j - 1] not in ROLES:
+                j -= 1
+            def named(k: int) -> bool:
+                return lowers[k] in _ORDINAL_NAMES or bool(self.tags(lowers[k])) or not self.is_common(lowers[k])
+
+            # an ordinary word first is the sentence's, no name's ("attends grace lutheran")
+            while j < i and not named(j) and lowers[j] not in _CONGREGATION_WORDS:
+                j += 1
+            if j == i or not any(named(k) for k in range(j, i)):
+                continue
+            end = i + 1 + (i + 1 < n and lowers[i + 1] in {"church", "chapel"})
+            out.append(Span(doc, j, end, label=ORG))
+        return out
 
     def _branch_towns(self, doc: Doc, spans: List[Span]) -> List[Span]:
         """A listed town written right after a hospital or organisation on its line
@@ -3101,7 +3163,7 @@ class Gazetteer:
         return out
 
 
-_BUILT_IN = frozenset({NAME, *PLACE_LABELS})
+_BUILT_IN = frozenset({NAME, TOWN, *PLACE_LABELS})
 # no person is older (an AGE entity with a larger number is a unit or postal code)
 _MAX_AGE = 125
 # a month/day or ratio written with a slash
