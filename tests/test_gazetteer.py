@@ -1701,6 +1701,10 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         # congregations named by a denomination
         ("driving to first baptist w/o issue. attends grace lutheran church. pt is baptist, a southern baptist",
          [("first baptist", "ORG"), ("grace lutheran church", "ORG")]),
+        # a side of the compass and a landscape word or "end" after a word of place; a cue of three words
+        ("growing up in the north end. lives in the south shore area. at the west end of the hall, pain in the south side",
+         [("north end", "LOCATION_OTHER"), ("south shore", "LOCATION_OTHER")]),
+        ("grew up in mattapan", [("mattapan", "CITY")]),
         # a small town of the postal list only where the note says it is a place
         ("drains: penrose 0.25 inch. lives in mattapan w/ dtr, mom in moncks corner.", [("mattapan", "CITY"), ("moncks corner", "CITY")]),
         # a town of two ordinary words after "to"; a prison by its name

@@ -87,6 +87,7 @@ def variants(text):
         ("rtc 6/3. birthday 12/3, anti-gbm sent 12/1, last bm 10/10; cx sent 2/4 bottles", [("6/3", "DATE"), ("12/3", "DATE"), ("12/1", "DATE"), ("10/10", "DATE")]),
         ("HOME ON CHRISTMAS EVE. OVER NEW YEAR'S, on new years eve", [("CHRISTMAS EVE", "DATE"), ("NEW YEAR'S", "DATE"), ("new years eve", "DATE")]),
         ("pt traveling 6/15-6/30, then 1-1/2 hours away", [("6/15-6/30", "DATE")]),
+        ("pt admitted to ccu 9/7 s/p arrest; transferred from micu 3/2; sent to floor 1/10 pain", [("9/7", "DATE"), ("3/2", "DATE")]),
         ("Telephone Note\nTuesday, March 12, 2024\nPatient called", [("Tuesday, March 12, 2024", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),

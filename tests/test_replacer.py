@@ -411,13 +411,46 @@ def test_an_abbreviation_period_that_ends_a_sentence_stays():
     assert "acme" not in doc._.deid_text and doc._.deid_text.endswith(". he is well")
 
 
+def test_an_age_with_no_number_yields_to_another_detector():
+    """A NER "age" of no number ("-RW", a sign-off) is no age: the gazetteer's name of the same
+    words is replaced, not kept as an age that is no PHI."""
+    from spacy.tokens import Span
+
+    nlp = make_nlp()
+    text = "will come speak w/ pt.\n-RW"
+    doc = nlp.make_doc(text)
+    doc._.deid_record = {"id": "d1"}
+    doc.ents = [Span(doc, len(doc) - 1, len(doc), label="AGE")]
+    doc.spans["phi_gazetteer"] = [Span(doc, len(doc) - 1, len(doc), label="NAME")]
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    assert "RW" not in doc._.deid_text
+
+
 def test_a_span_that_loses_an_overlap_keeps_the_words_it_alone_found():
-    """"nakamura june" (a name) and "june 8" (a date, as long and surer) overlap: the
-    date wins and "nakamura" is still replaced; a remainder of stop words is not."""
-    doc = with_ents(make_nlp(), "scheduled with dr. nakamura june 8 at clinic", [("nakamura june", "DOCTOR")])
-    assert "nakamura" not in doc._.deid_text and "june 8" not in doc._.deid_text
-    doc = with_ents(make_nlp(), "seen on june 8 at clinic", [("on june", "DATE")])
-    assert doc._.deid_text.startswith("seen on ") and "june 8" not in doc._.deid_text
+    """A rule's name "nakamura june" and the date "june 8" (as long and surer) overlap: the
+    date wins and "nakamura" is still replaced; a NER's name keeps nothing it ran over
+    ("Creatinine, July" with the date "July 7, 2008"), nor a date's span its stop words."""
+    from spacy.tokens import Span
+
+    def run(text, ents, name=None):
+        nlp = make_nlp()
+        doc = nlp.make_doc(text)
+        doc._.deid_record = {"id": "d1"}
+        doc.ents = [doc.char_span(text.index(sub), text.index(sub) + len(sub), label=label) for sub, label in ents]
+        if name:
+            start = text.index(name)
+            doc.spans["phi_gazetteer"] = [doc.char_span(start, start + len(name), label="NAME")]
+        for _, proc in nlp.pipeline:
+            doc = proc(doc)
+        return doc._.deid_text
+
+    out = run("scheduled with dr. nakamura june 8 at clinic", [], "nakamura june")
+    assert "nakamura" not in out and "june 8" not in out
+    out = run("fluid noted. Creatinine, July 7, 2008 was 1.2", [("Creatinine, July", "DOCTOR")])
+    assert out.startswith("fluid noted. Creatinine, ") and "July 7, 2008" not in out
+    out = run("seen on june 8 at clinic", [("on june", "DATE")])
+    assert out.startswith("seen on ") and "june 8" not in out
 
 
 @pytest.mark.slow

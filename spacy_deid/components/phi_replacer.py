@@ -220,6 +220,8 @@ class PhiReplacer(Pipe):
                 continue
             for span in spans:
                 category = category_of(span.label_, self.label_map)
+                if category == "AGE" and not any(c.isdigit() for c in span.text) and age_surrogate(span.text) is None:
+                    continue  # no number, no age: another detector's span of it may win ("\n-RW", a sign-off)
                 if category is not None:
                     found.append((span, reason, category))
         rank = {r: i for i, r in enumerate(self.priority)}
@@ -234,9 +236,9 @@ class PhiReplacer(Pipe):
                 # 8" a date; "NAKAMURA" is still the name): else the name went out as it came in
                 one_run = bool(free) and free[-1] - free[0] + 1 == len(free)
                 at_edge = one_run and (free[0] == span.start or free[-1] == span.end - 1)
-                # (names only: what a date's or a place's span alone holds is rarely one itself,
-                # "Creatinine" of "Creatinine, July 7")
-                if category != "NAME" or not at_edge or not any(doc[i].is_alpha and not doc[i].is_stop and len(doc[i]) > 1 for i in free):
+                # (names of the rules only: what a date's or a place's span alone holds is rarely one
+                # itself, nor what a NER's name ran over, "Creatinine" of "Creatinine, July 7")
+                if category != "NAME" or reason == NER or not at_edge or not any(doc[i].is_alpha and not doc[i].is_stop and len(doc[i]) > 1 for i in free):
                     continue
                 span = Span(doc, free[0], free[-1] + 1, label=span.label)
             taken.update(range(span.start, span.end))

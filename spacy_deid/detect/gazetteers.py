@@ -132,7 +132,7 @@ LOCATION_CUES = frozenset(
         "born in", "native of", "home in", "is from", "originally from", "visiting from", "relocated to",
         "house in", "apartment in", "travelled to", "traveled to", "trip to", "vacation in",
         "pt from", "patient from", "family from", "family in", "in from", "drove from", "lives near",
-        "immigrated from", "emigrated from", "immigrated to", "grew up in", "raised in",
+        "immigrated from", "emigrated from", "immigrated to", "grew up in", "growing up in", "raised in",
         # an admission's opening line: "67 yo m from revere", "82 Y/O WOMAN FROM CHELSEA"
         "m from", "f from", "male from", "female from", "man from", "woman from", "gentleman from",
         "lady from", "yo from", "y/o from", "y.o. from",
@@ -1473,6 +1473,22 @@ class Gazetteer:
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         return out
 
+    def regions(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """LOCATION_OTHER spans: a side of the compass and a landscape word or "end" after a
+        word of place ("grew up in the north end", "lives on the south shore"; not "at the west
+        end of the hall", "pain in the south side")."""
+        out: List[Span] = []
+        for k in range(2, len(doc)):
+            if not (lowers[k] in _REGION_WORDS or lowers[k] == "end") or lowers[k - 1] not in _SIDES:
+                continue
+            if k + 1 < len(doc) and lowers[k + 1] == "of":
+                continue
+            start = k - 1
+            cue_start = start - 1 if lowers[start - 1] == "the" else start
+            if self._location_context(doc, Span(doc, cue_start, k + 1)):
+                out.append(Span(doc, start, k + 1, label="LOCATION_OTHER"))
+        return out
+
     @staticmethod
     def _landmark_name_word(doc: Doc, k: int) -> bool:
         """Whether ``doc[k]`` can name a landmark: a word, no stop word, kind or department word."""
@@ -1486,6 +1502,10 @@ class Gazetteer:
         if j >= 0:
             k = _prev_word(doc, j)
             if k >= 0 and (doc[k].lower_, doc[j].lower_) in LOCATION_CUES:
+                return True
+            # a cue of three words ("grew up in hull", "raised up in")
+            m = _prev_word(doc, k) if k >= 0 else -1
+            if m >= 0 and (doc[m].lower_, doc[k].lower_, doc[j].lower_) in LOCATION_CUES:
                 return True
         # the town after a street's address ("1200 river rd, baton rouge", "88 chestnut st #2, new
         # bedford"): a number, then a street suffix, a comma before the town
@@ -3007,7 +3027,7 @@ class Gazetteer:
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
-            + self.congregations(doc, lowers)
+            + self.congregations(doc, lowers) + self.regions(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")

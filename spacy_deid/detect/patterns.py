@@ -119,6 +119,8 @@ _EVENT_NOUNS = [
     "visit", "hd", "dialysis", "cath", "picc", "trach", "transfusion", "vaccine", "admission", "meeting", "mtg",
     "scheduled", "sched", "note", "npn", "addendum", "labs", "class", "session",
 ]
+# hospital units a patient is moved to or from
+_CARE_UNITS = ["icu", "micu", "sicu", "ccu", "cvicu", "csru", "nicu", "picu", "tsicu", "ed", "er", "floor", "pacu", "or", "rehab", "stepdown"]
 # "2/2" is nursing shorthand for "secondary to" ("lasix stopped 2/2 hypotension"): a date
 # only after a strong date cue ("on 2/2")
 _SHORTHAND_MD = frozenset({"2/2"})
@@ -318,6 +320,11 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
+    # a move to or from a unit on a day ("admitted to ccu 9/7", "transferred from micu 3/2")
+    {"label": "DATE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["admitted", "admit", "transferred", "transfer", "tx'd", "xfer", "xferred", "arrived", "returned", "sent", "came"]}},
+        {"LOWER": {"IN": ["to", "from"]}}, {"LOWER": {"IN": _CARE_UNITS}}, _MD_NOT_10,
+    ]},
     # the last bowel movement is dated, whatever its day ("last bm 10/10"; "pain after bm 6/10")
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "last"}, {"LOWER": "bm"}, _MD]},
     # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
