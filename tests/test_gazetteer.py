@@ -1027,6 +1027,8 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("Dear Dr. Whitfield, Thank you for", ("Whitfield, Thank", "DOCTOR"), [("Whitfield", "DOCTOR")]),
         ("Sincerely, Elena Petrova, MD", ("Sincerely, Elena Petrova", "DOCTOR"), [("Elena Petrova", "DOCTOR")]),
         ("Julie Tran, PA-C. Anesthesia: General.", ("C. Anesthesia", "DOCTOR"), []),
+        # a dose in units is no date
+        ("transitioned to glargine 20 u qhs", ("glargine 20", "DATE"), []),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
@@ -1701,6 +1703,8 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         # congregations named by a denomination
         ("driving to first baptist w/o issue. attends grace lutheran church. pt is baptist, a southern baptist",
          [("first baptist", "ORG"), ("grace lutheran church", "ORG")]),
+        # clinical words no name list holds as names ("lada", latent autoimmune diabetes; "ab", antibody)
+        ("type 1 vs lada (gad65 ab pending)", []),
         # a side of the compass and a landscape word or "end" after a word of place; a cue of three words
         ("growing up in the north end. lives in the south shore area. at the west end of the hall, pain in the south side",
          [("north end", "LOCATION_OTHER"), ("south shore", "LOCATION_OTHER")]),

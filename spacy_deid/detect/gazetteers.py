@@ -3223,7 +3223,7 @@ _SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
 # kinds of dwelling, which alone name no place or organisation
 _DWELLING_WORDS = frozenset("house home apartment apt condo building room basement garage yard porch shed barn trailer".split())
-_MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units iu % l/min".split())
+_MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units u iu % l/min".split())
 _NUMBER_AND_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-zA-Z%/]+)$")
 # the labels of address pieces that address_runs completes
 ADDRESS_ANCHORS = frozenset({"STREET", "ZIP", "STREET_ADDRESS", "ZIP_CODE", "ADDRESS"})
