@@ -1292,6 +1292,8 @@ def test_mixed_case_is_told_by_capitalised_words_when_capitals_are_few(text, mix
         # in single-case text after a place's preposition, with a street word that is no other word
         ("these early shows on marina fort street were important.", [("marina fort street", "STREET")]),
         ("PT LIVES ON ELM STREET", [("ELM STREET", "STREET")]),
+        # a sentence's first word after "St." is no saint's name
+        ("lives in Framingham on Pleasant St. Pt is retired.", [("Pleasant St.", "STREET")]),
         # a numbered street; "rt" and its number after a place's preposition
         ("found down on 3rd ave near the shelter", [("3rd ave", "STREET")]),
         ("santyl at the pharmacy on rt 113. rt 2 lpm via nc, iv in rt 20g", [("rt 113", "STREET")]),
@@ -2024,6 +2026,9 @@ def test_an_apostrophe_word_counts_in_names_only(nlp):
         ("seen at jefferson elementary in normal sinus rhythm", [("jefferson elementary", "ORG")]),
         # in mixed-case text the town is capitalised
         ("Seen at Jefferson Elementary in normal, teacher", [("Jefferson Elementary", "ORG")]),
+        # after a comma when it ends the line: a letterhead
+        ("Attending: Dr. Ruiz\nChrist Medical Center, Oak Lawn\nPhysiatrist", [("Ruiz", "NAME"), ("Christ Medical Center", "HOSPITAL"), ("Oak Lawn", "CITY")]),
+        ("Christ Medical Center, Oak Lawn residents", [("Christ Medical Center", "HOSPITAL")]),
     ],
 )
 def test_a_town_after_a_place_found(nlp, text, expected):

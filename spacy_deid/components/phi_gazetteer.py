@@ -630,7 +630,10 @@ class PhiGazetteer(Pipe):
         gaz = self._gazetteer
         out: List[Span] = []
         for i in range(1, n - 1):
-            if doc[i].lower_ != "in" or i + 1 in taken:
+            # (or a comma, when the town ends the line: a letterhead's "Christ Medical Center, Oak
+            # Lawn", "golden living center, cedar rapids")
+            comma = doc[i].text == "," and i in ends
+            if not (doc[i].lower_ == "in" or comma) or i + 1 in taken:
                 continue
             j = i - 1
             if doc[j].text == ")" and j > 0:
@@ -639,12 +642,16 @@ class PhiGazetteer(Pipe):
                 continue
             k = i + 1
             end = next((e for e in (k + 3, k + 2, k + 1) if e <= n and gaz.is_listed(doc[k:e], CITY)), None)
+            while end is not None and end > k + 1 and doc[end - 1].is_space:
+                end -= 1  # (the line's break the list match ran over: "Oak Lawn\n")
             if end is None or any(x in taken for x in range(k, end)) or any("\n" in t.whitespace_ for t in doc[k:end - 1]):
                 continue
             if mixed_case and not all(t.is_title or t.is_upper for t in doc[k:end] if t.is_alpha):
                 continue
-            if end < n and "\n" not in doc[end - 1].whitespace_ and not (doc[end].is_punct or doc[end].is_stop):
+            if end < n and "\n" not in doc[end - 1].whitespace_ and not (doc[end].is_punct or doc[end].is_stop or doc[end].is_space):
                 continue  # ("in normal sinus rhythm")
+            if comma and not (end == n or "\n" in doc[end - 1].whitespace_ or doc[end].is_space):
+                continue
             out.append(Span(doc, k, end, label=CITY))
         return out
 

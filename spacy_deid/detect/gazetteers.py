@@ -1272,7 +1272,12 @@ class Gazetteer:
                 # "on essex st.", "Walgreens, Main St": a street after its name; before a
                 # capitalised word "St" is a saint ("Boston St. Elizabeth's")
                 nxt = i + 1 + (i + 1 < n and doc[i + 1].text == ".")
-                if mixed_case and (not t.is_title or nxt < n and doc[nxt].is_title):
+                # (a sentence's first word after the period is no saint's name: "on Pleasant St. Pt
+                # states", "Elm St. She")
+                saint = nxt < n and doc[nxt].is_title and not (
+                    doc[nxt].is_stop or self.clinical_term(doc[nxt].lower_) or doc[nxt].lower_ in PATIENT_WORDS
+                )
+                if mixed_case and (not t.is_title or saint):
                     continue
             elif i == 0 or (mixed_case and not t.is_title) or low not in _NAMED_STREET_WORDS \
                     or not mixed_case and low not in _PLAIN_STREET_WORDS:
