@@ -355,6 +355,9 @@ def test_a_name_after_a_personal_title_is_the_surname_of_the_header(title):
         ("Framingham Risk Score of 20%.", "Framingham", "GPE"),
         ("Wells criteria were met.", "Wells", "NAME"),
         ("Positive Chaddock reflex.", "Chaddock", "NAME"),
+        ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "CLARK", "NAME"),
+        ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "bethesda", "CITY"),
+        ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "Whipple", "NAME"),
         # the first name of a hyphenated eponym
         ("Stevens-Johnson syndrome from Bactrim.", "Stevens", "STATE"),
         ("hx charcot-marie-tooth disease", "charcot", "CITY"),

@@ -503,7 +503,7 @@ def _joined_digits(doc: Doc, i: int, step: int) -> bool:
 EPONYM_HEADS = frozenset(
     """disease diseases syndrome syndromes sign signs score scores scale criteria criterion reflex test tests
     maneuver manoeuvre classification grade grading stage staging index ratio risk rule rules procedure
-    operation repair fracture palsy disorder lymphoma sarcoma tumor tumour ulcer phenomenon triad law equation
+    operation repair fracture palsy disorder lymphoma sarcoma tumor tumour ulcer phenomenon triad law equation level category specimen
     formula method technique catheter tube trial study protocol questionnaire inventory algorithm position
     incision node nodes cell cells body bodies dementia chorea anemia anaemia factor deficiency point hernia
     cyst esophagus ataxia dystrophy encephalopathy thyroiditis tetralogy anomaly malformation block sequence

@@ -235,7 +235,7 @@ risk equation formula procedure operation maneuver manoeuvre palsy lymphoma sarc
 esophagus phenomenon reflex law rule rules grade grading stage staging index factor angina arteritis
 thyroiditis encephalopathy disorder triad node nodes cell cells fracture method technique approach
 position protocol regimen type catheter tube needle solution stain staining body bodies study studies
-trial cohort lesion lesions repair incision osteotomy osteotomies
+trial cohort lesion lesions repair incision osteotomy osteotomies level category specimen
 clamp clamps scissors tenaculum retractor retractors forceps speculum stitch stitches suture sutures blade
 scalpel dissector rongeur rongeurs curette osteotome trocar elevator drain drains
 valve valves collar boot boots brace splint stockings mask
