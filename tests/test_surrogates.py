@@ -305,6 +305,9 @@ def test_facilities_keep_their_descriptors_and_units_their_designator():
     new = places.organization("Gallagher Community Hospital", "corpus")
     assert new.endswith(" Community Hospital") and not new.startswith("Gallagher")
     assert places.organization("Kellyburgh Dialysis Center", "corpus").endswith(" Dialysis Center")
+    # organisations of other kinds keep their kind word, whatever the label
+    new = places.organization("bangor savings bank", "corpus", "HOSPITAL")
+    assert new.endswith(" bank") and "bangor" not in new
     unit = places.location("Apt. 681", "corpus")
     assert re.fullmatch(r"Apt\. \d{3}", unit) and unit != "Apt. 681"
 

@@ -20,6 +20,10 @@ ORG_KINDS = (
     "hospital", "clinic", "clinics", "health", "healthcare", "medical group", "rehabilitation center",
     "rehab", "nursing home", "care center", "university", "college", "school", "institute",
     "center", "centre", "infirmary", "pharmacy", "laboratory", "labs", "associates", "practice",
+    # (organisations of other kinds keep theirs too: "bangor savings bank" -> "... bank", not a
+    # hospital's name)
+    "bank", "church", "shelter", "academy", "court", "jail", "foundation", "services", "department",
+    "police department", "inc", "llc", "company",
 )
 _ORG_KIND_RE = re.compile(r"(?i)\b(" + "|".join(re.escape(k) for k in sorted(ORG_KINDS, key=len, reverse=True)) + r")\b\.?$")
 _STREET_RE = re.compile(
