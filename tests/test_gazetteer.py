@@ -1029,6 +1029,13 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("Julie Tran, PA-C. Anesthesia: General.", ("C. Anesthesia", "DOCTOR"), []),
         # a dose in units is no date
         ("transitioned to glargine 20 u qhs", ("glargine 20", "DATE"), []),
+        # a vital sign's value, a range or a supply is no age
+        ("CV: SBP 90-110, LASIX", ("90", "AGE"), []),
+        ("samples at dc, 90-day supply", ("90", "AGE"), []),
+        ("a 92-year-old woman", ("92", "AGE"), [("92", "AGE")]),
+        # a train of four, a share of a lung field: no dates
+        ("W/ CISATRACURIUM, TOF 1/4. CV", ("1/4", "DATE"), []),
+        ("CRACKLES 1/2 WAY UP BILAT", ("1/2", "DATE"), []),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):
@@ -1711,6 +1718,8 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         ("growing up in the north end. lives in the south shore area. at the west end of the hall, pain in the south side",
          [("north end", "LOCATION_OTHER"), ("south shore", "LOCATION_OTHER")]),
         ("grew up in mattapan", [("mattapan", "CITY")]),
+        # a scan's or an antigen's letters after a comma are no state ("CT'S", "CA 19-9")
+        ("PLAN: DANGLE, CT'S TO WATER SEAL. painless jaundice, CA 19-9 412", []),
         # a small town of the postal list only where the note says it is a place
         ("drains: penrose 0.25 inch. lives in mattapan w/ dtr, mom in moncks corner.", [("mattapan", "CITY"), ("moncks corner", "CITY")]),
         # a town of two ordinary words after "to"; a prison by its name

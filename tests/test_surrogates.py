@@ -256,6 +256,7 @@ def test_a_number_read_out_gets_other_digit_words(phone):
 
 def test_ages_and_zips_follow_safe_harbor():
     assert age_surrogate("89") is None and age_surrogate("90") == "90+" and age_surrogate("104") == "90+"
+    assert age_surrogate("90s") == "90+" and age_surrogate("90's") == "90+"  # a decade of life, not "90+s"
     assert zip_surrogate("02139") == "02100" and zip_surrogate("03601-1234") == "00000-0000"
     # other countries' shorter postal codes: no digit kept ("6280" would have stayed "6280")
     assert zip_surrogate("6280") == "0000" and zip_surrogate("880") == "000" and zip_surrogate("53-320") == "00-000"

@@ -1386,6 +1386,11 @@ class Gazetteer:
         n = len(doc)
         if k < n and doc[span.end].text == ",":
             code = doc[k].lower_.rstrip(".")
+            nxt = doc[k + 1] if k + 1 < n else None
+            if nxt is not None and not doc[k].whitespace_ and nxt.lower_ in {"'s", "’s", "s"} or (
+                nxt is not None and re.match(r"^\d{1,3}(-\d+)?$", nxt.text)  # (not a ZIP code: "mobile, al 36602")
+            ):
+                return None  # a scan's or an antigen's letters, no state: "DANGLE, CT'S", "jaundice, CA 19-9"
             if code in WORD_STATE_CODES:
                 return k if self._state_code_at(doc, k) else None
             return k if code in _STATE_CODES and len(doc[k].text.rstrip(".")) == 2 else None
@@ -2376,6 +2381,16 @@ class Gazetteer:
             return False  # a dose or size with its unit glued on ("MSO4 2MG" as a ZIP)
         if category == "AGE":
             numbers = re.findall(r"\d+", span.text)
+            if numbers and span[0].like_num:
+                j = _prev_word(doc, span.start)
+                after = doc[span.end] if span.end < len(doc) else None
+                # a vital sign's or lab's value, a range or a supply, no age ("SBP 90-110", "HR
+                # 90'S", "90-day supply"; "in her 90s", "90 yo" stay)
+                if j >= 0 and self.clinical_term(doc[j].lower_) and doc[j].lower_ not in PATIENT_WORDS:
+                    return False
+                if after is not None and after.text == "-" and span.end + 1 < len(doc) and not doc[span.end - 1].whitespace_ \
+                        and (doc[span.end + 1].like_num or doc[span.end + 1].lower_ in {"day", "days"}):
+                    return False
             return not numbers or int(numbers[0]) <= _MAX_AGE
         if category in ("ID", "CONTACT", "NAME") and _GRAVIDA_PARA.match(span.text):
             return False  # "G2P1": an obstetric history, no username or identifier
@@ -2427,8 +2442,8 @@ class Gazetteer:
                 return False  # "MASS 4 CM", "40 mg": a measurement
             if _PHONE_SHAPE.match(span.text):
                 return False  # "508 555 1234": a phone number's groups
-            if _DECIMAL_SLASH.search(span.text):
-                return False  # "abg 7.38/58/72": a blood gas, no date
+            if _DECIMAL_SLASH.search(span.text) or "->" in span.text:
+                return False  # "abg 7.38/58/72": a blood gas, no date; "ag 24->16": a trend
             if _clock_range(span.text):
                 return False  # "proned 1600-1200": hours, no years
             if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):

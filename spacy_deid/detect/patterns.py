@@ -234,7 +234,7 @@ _UNIT_WORDS = frozenset("mg mcg g gm kg ml cc l units u iu meq mmol mmhg bpm cal
 _RATIO_WORDS = frozenset("""
 gcs apgar apgars score scores scale strength power grade of ratio x nodes node lymph cores core bottles
 bottle vials specimens samples blocks slides fragments positive negative tabs tablets doses cycles
-fractions sessions points pts items questions criteria correct errors ribs teeth beats
+fractions sessions points pts items questions criteria correct errors ribs teeth beats tof twitches way
 """.split())
 LAST_ID = "last"  # the value is the match's last token
 WORDS_ID = "number_words"  # the value is the match's leading number words ("ninety-four" of "ninety-four year old")

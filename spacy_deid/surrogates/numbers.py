@@ -110,7 +110,10 @@ def age_surrogate(text: str) -> Optional[str]:
         return None
     m = _AGE_RE.search(text)
     if m:
-        return text[: m.start()] + "90+" + text[m.end() :]
+        rest = text[m.end() :]
+        if rest[:1] in ("s", "'") and rest.rstrip("'s") == "":
+            return "90+"  # a decade of life ("in her 90s", "her 90's" -> "in her 90+"; not "90+s")
+        return text[: m.start()] + "90+" + rest
     return "90+"
 
 
