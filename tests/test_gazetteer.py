@@ -1712,6 +1712,9 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         # congregations named by a denomination
         ("driving to first baptist w/o issue. attends grace lutheran church. pt is baptist, a southern baptist",
          [("first baptist", "ORG"), ("grace lutheran church", "ORG")]),
+        # a kind of role, no name ("house officer"); a first name before a credential stays one
+        ("TO FOLLOW. PAGED HOUSE OFFICER BEEPER 3. spoke w/ grace rn", [("grace", "NAME")]),
+        ("ed md note\npt here", []),
         # clinical words no name list holds as names ("lada", latent autoimmune diabetes; "ab", antibody)
         ("type 1 vs lada (gad65 ab pending)", []),
         # a side of the compass and a landscape word or "end" after a word of place; a cue of three words

@@ -1070,6 +1070,11 @@ class Gazetteer:
                     and doc[j].lower_ not in CREDENTIALS and _has_credential_after(doc, j + 1) and self._name_token(doc, j - 1):
                 j += 1
 
+            if j == i + 1 and j < n and (doc[j].lower_ in ROLES or doc[j].lower_.rstrip(".") in TITLES) \
+                    and (self.ordinary(doc, i, mixed_case) and "key:first_names" not in self.tags(doc[i].lower_)
+                         or self.clinical_term(doc[i].lower_)) and not after_personal_title(doc, i):
+                i = j  # a kind of role, no name: "PAGED HOUSE OFFICER", "ED MD NOTE" ("grace rn" stays)
+                continue
             if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"} and self._extend_name(doc, i, j, mixed_case) == i + 1:
                 i = j  # "using a french catheter", "an allis clamp": a thing ("a david lange concert" stays)
                 continue
