@@ -393,7 +393,7 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
 
     ordinary = dictionary | drugs | set(clinical) | set(vocabulary)
     towns = {
-        t for t in _postal_towns() - places["us_cities"]
+        t for t in _postal_towns() - places["us_cities"] - places["world_cities"] - places["us_counties"]
         if len(t) >= 4 and not is_not_phi_place(t)
         and not all(w in ordinary or zipf_frequency(w, "en") >= 3.0 for w in t.replace("-", " ").split())
     }

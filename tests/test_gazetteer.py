@@ -1033,6 +1033,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         ("CV: SBP 90-110, LASIX", ("90", "AGE"), []),
         ("samples at dc, 90-day supply", ("90", "AGE"), []),
         ("a 92-year-old woman", ("92", "AGE"), [("92", "AGE")]),
+        ("HPI: 92 M with cp", ("92", "AGE"), [("92", "AGE")]),
         # a train of four, a share of a lung field: no dates
         ("W/ CISATRACURIUM, TOF 1/4. CV", ("1/4", "DATE"), []),
         ("CRACKLES 1/2 WAY UP BILAT", ("1/2", "DATE"), []),
@@ -1820,7 +1821,7 @@ def test_the_organisation_a_clinician_signs_with(nlp, text, person, expected):
         ("pending recheck.\nmo/kr", [("mo", "NAME"), ("kr", "NAME")]),
         ("clinic may 11.\nsv/dmr  d: 04/13/16  t: 04/14/16", [("sv", "NAME"), ("dmr", "NAME")]),
         ("Signed by the attending\nAL/TS  D: 03/05/19", [("AL", "NAME"), ("TS", "NAME")]),
-        ("CHEST\nPA/LAT\nno acute process\nRN/MD\niv/po abx", []),
+        ("CHEST\nPA/LAT\nno acute process\nRN/MD\niv/po abx\nYes/No\n", []),
         # nicknames in quotes after a name, a role or "goes by"
         ('wife patricia ("pat") at bedside', [("patricia", "NAME"), ("pat", "NAME")]),
         ('NOTE. GIRLFRIEND "BUNNY" CALLED', [("BUNNY", "NAME")]),

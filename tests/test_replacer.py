@@ -358,6 +358,8 @@ def test_a_name_after_a_personal_title_is_the_surname_of_the_header(title):
         ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "CLARK", "NAME"),
         ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "bethesda", "CITY"),
         ("DEPTH 0.6 MM, CLARK LEVEL III, bethesda category v, Whipple specimen", "Whipple", "NAME"),
+        # a contact word is a head too when no phone number follows it
+        ("Merkel cell 1.5 cm", "Merkel", "NAME"),
         # the first name of a hyphenated eponym
         ("Stevens-Johnson syndrome from Bactrim.", "Stevens", "STATE"),
         ("hx charcot-marie-tooth disease", "charcot", "CITY"),

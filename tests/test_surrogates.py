@@ -130,6 +130,7 @@ def test_invalid_dates_are_never_written_back(text):
         # each end of a range of days
         ("6/15-6/30", 3, "6/18-7/3"),
         ("new years eve", 1, "january 1"),
+        ("xmas eve", 1, "december 25"),
         ("Mother’s Day", -2, "May 10"),
     ],
 )

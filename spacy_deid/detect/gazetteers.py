@@ -585,7 +585,7 @@ nanny babysitter guard laborer labourer fisherman farmer server bagger stocker b
 mailman postman student freshman sophomore miner logger lineman longshoreman steelworker
 """.split())
 # words of work before an employer in parentheses ("at work (shawmut construction)")
-_WORK_WORDS = frozenset("work works working job employer employed".split())
+_WORK_BEFORE_EMPLOYER = frozenset("work works working job employer employed".split())
 # denominations that name a congregation after its own name ("first baptist", "grace lutheran")
 _DENOMINATIONS = frozenset("""
 baptist lutheran methodist presbyterian episcopal pentecostal adventist congregational nazarene apostolic
@@ -724,9 +724,12 @@ def _contact_form(span: Span) -> bool:
 def contact_head(doc: Doc, j: int) -> bool:
     """``doc[j]`` is a contact word that labels a number after it ("carrie lindgren cell
     308-...", "pager: 4-5678"): no eponym's head word ("hurthle cell"), though it may be one."""
-    return doc[j].lower_ in _CONTACT_CUE_WORDS and j + 1 < len(doc) and (
-        any(c.isdigit() for c in doc[j + 1].text) or doc[j + 1].text in (":", "#", "(") or doc[j + 1].lower_ in ("phone", "number", "no", "ph")
-    )
+    if doc[j].lower_ not in _CONTACT_CUE_WORDS or j + 1 >= len(doc):
+        return False
+    k = j + 1 + (doc[j + 1].text in (":", "#") and j + 2 < len(doc))
+    # (a phone's shape: "merkel cell 1.5 cm" stays an eponym)
+    rest = doc.text[doc[k].idx : doc[k].idx + 16]
+    return bool(re.match(r"^\(?\d{3}\)?[\s.-]?\d{3,4}|^\d{4,}|^x\d", rest))
 
 
 def _after_number(doc: Doc, i: int) -> bool:
@@ -1292,7 +1295,7 @@ class Gazetteer:
             j = i
             while j > 0 and i - j < 3 and "\n" not in doc[j - 1].whitespace_:
                 w = doc[j - 1]
-                if _ORDINAL_NUMBER.match(w.text) and j == i:
+                if _ORDINAL.match(w.text) and j == i:
                     j -= 1  # a numbered street: "on 4th st", "3RD AVE"
                     break
                 if not (w.is_alpha and (w.is_title or not mixed_case)) or w.is_stop or self.clinical_term(w.lower_) \
@@ -1339,6 +1342,10 @@ class Gazetteer:
             # a town's police or fire department, ordinary word or not ("brought in by phoenix pd",
             # "BIB MESA FD")
             service_end = _town_service_end(doc, span.end) if span.label_ != STATE else span.end
+            if service_end > span.end and doc[span.end].lower_.rstrip(".") not in _TOWN_SERVICES | _TOWN_SERVICE_HEADS and (
+                (span.start, span.end) in towns or all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
+            ):
+                service_end = span.end  # ("mobile medicine", "university center": a generic tail needs a head)
             if service_end > span.end:
                 out.append(Span(doc, span.start, service_end, label=ORG))
                 continue
@@ -1490,11 +1497,11 @@ class Gazetteer:
 
     def regions(self, doc: Doc, lowers: List[str]) -> List[Span]:
         """LOCATION_OTHER spans: a side of the compass and a landscape word or "end" after a
-        word of place ("grew up in the north end", "lives on the south shore"; not "at the west
+        word of place ("grew up in the north end", "lives in the south shore area"; not "at the west
         end of the hall", "pain in the south side")."""
         out: List[Span] = []
         for k in range(2, len(doc)):
-            if not (lowers[k] in _REGION_WORDS or lowers[k] == "end") or lowers[k - 1] not in _SIDES:
+            if not (_region_after_side(doc, k) or lowers[k] == "end" and lowers[k - 1] in _SIDES):
                 continue
             if k + 1 < len(doc) and lowers[k + 1] == "of":
                 continue
@@ -1992,7 +1999,7 @@ class Gazetteer:
             # (or ORG spans: an employer in parentheses after work or a trade, with a word no
             # dictionary has or a company word: "at work (shawmut construction)", "COAL MINER
             # (CONSOL ENERGY)"; not "at work (night shift)")
-            work = lowers[i - 1] in _WORK_WORDS or lowers[i - 1] in trades
+            work = lowers[i - 1] in _WORK_BEFORE_EMPLOYER or lowers[i - 1] in trades
             if lowers[i] != "(" or not (lowers[i - 1] in _FACILITY_WORDS or work):
                 continue
             end = i + 1
@@ -2209,18 +2216,17 @@ class Gazetteer:
                 continue
             if insurer:
                 # "INSURANCE FLORIDA BLUE ID XJF882041937": with no colon, an insurer's name only
-                # before its member's number ("insurance approved", "insurance pending" name none)
                 # before its member's number ("insurance approved", "insurance pending" name none),
-                # or two to four words of a name that end the phrase ("insurance nebraska total
+                # or two to six words of a name that end the phrase ("insurance nebraska total
                 # care."; not "insurance pending approval.", "insurance company notified.")
                 # a public plan's word only beside a word no dictionary has ("ins aarp medicare
                 # complete."; not "insurance medicare advantage."), one word only if no dictionary has
                 # it ("ins humana."; not "ins active.")
                 distinct = any(not self.is_common(w) for w in words)
                 phrase_end = end == n or doc[end].is_punct or "\n" in doc[end - 1].whitespace_
-                inner = [t for t in doc[j:end] if not t.is_alpha]
+                only_words = all(t.is_alpha or t.text in {"&", "-", "'s", "’s"} for t in doc[j:end])
                 if words and end < n and _id_word_at(doc, end) or (2 <= len(words) <= 6 or distinct and len(words) == 1) \
-                        and end == j + len(words) + len(inner) and phrase_end and not any(
+                        and only_words and phrase_end and not any(
                             w in _INSURANCE_TALK or w in _PUBLIC_PLANS and not distinct or w.endswith(("ed", "ing"))
                             or self.clinical_term(w) or w in ROLES or w in TITLES for w in words
                         ):
@@ -2391,7 +2397,7 @@ class Gazetteer:
                 after = doc[span.end] if span.end < len(doc) else None
                 # a vital sign's or lab's value, a range or a supply, no age ("SBP 90-110", "HR
                 # 90'S", "90-day supply"; "in her 90s", "90 yo" stay)
-                if j >= 0 and self.clinical_term(doc[j].lower_) and doc[j].lower_ not in PATIENT_WORDS:
+                if j >= 0 and doc[j].lower_ in _VITAL_WORDS:
                     return False
                 if after is not None and after.text == "-" and span.end + 1 < len(doc) and not doc[span.end - 1].whitespace_ \
                         and (doc[span.end + 1].like_num or doc[span.end + 1].lower_ in {"day", "days"}):
@@ -3184,8 +3190,10 @@ class Gazetteer:
             )
             if not (line_end or field):
                 continue
-            if any(doc[p].lower_ in CREDENTIALS for p in parts) or all(self.clinical_term(doc[p].lower_) for p in parts):
-                continue  # (initials before a credential are the rule below's: "jl/rn")
+            if any(doc[p].lower_ in CREDENTIALS for p in parts) or all(self.clinical_term(doc[p].lower_) for p in parts) \
+                    or all((doc[p].is_stop or get_string_id(doc[p].lower_) in dictionary_words())
+                           and set(doc[p].lower_) & set("aeiouy") for p in parts):
+                continue  # (initials before a credential are the rule below's: "jl/rn"; "Yes/No" are words, "AL/TS" initials)
             out.extend(Span(doc, p, p + 1, label=NAME) for p in parts)
         return out
 
@@ -3200,7 +3208,7 @@ class Gazetteer:
                 continue
             k = i + 1
             t = doc[k]
-            if not self._unknown_word(doc, k) or self.tags(t.lower_) or t.lower_ in _CONTACT_CUE_WORDS \
+            if not self._unknown_word(doc, k) or self.tags(t.lower_) - {TOWN, "key:towns"} or t.lower_ in _CONTACT_CUE_WORDS \
                     or t.lower_ in {"ext", "extension"} \
                     or t.lower_.rstrip(".") in _STATE_CODES and t.lower_ not in HOSPITAL_NAME_WORDS:  # ("arrives from ny"; "at mt auburn")
                 continue  # ("AT EXT 455": an extension, no hospital)
@@ -3248,6 +3256,9 @@ _SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
 # kinds of dwelling, which alone name no place or organisation
 _DWELLING_WORDS = frozenset("house home apartment apt condo building room basement garage yard porch shed barn trailer".split())
+# vital signs and labs a value follows ("SBP 90-110", "HR 90'S"), no age's cue (an "HPI: 92 M" is one)
+_VITAL_WORDS = frozenset("hr sbp dbp bp map rr sat sats spo2 o2 fio2 cvp pap temp t wt glucose fs fsbs bs k na cl bun cr "
+                         "hct hgb plt wbc inr ptt gcs uop pulse".split())
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units u iu % l/min".split())
 _NUMBER_AND_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-zA-Z%/]+)$")
 # the labels of address pieces that address_runs completes
@@ -3303,7 +3314,6 @@ _SIDES = _COMPASS_WORDS - {"outside", "part", "rest"}
 # a numbered road ("driving on Route 93", "RTE 9", "off hwy 1")
 _ROAD_WORDS = frozenset("route rte rte. highway hwy hwy. interstate".split())
 _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
-_ORDINAL_NUMBER = re.compile(r"^\d{1,3}(st|nd|rd|th)$", re.I)
 # an interstate written as one token ("I-93", "i-95")
 _INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")

@@ -376,9 +376,8 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": _FULL_MONTHS}},
     ]},
     # holidays name a day of the year: "christmas", "labor day", "new year's eve"
-    {"label": "DATE", "pattern": [
-        {"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}, {"LOWER": "eve", "OP": "?"},
-    ]},
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}]},
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "xmas"]}}, {"LOWER": "eve"}]},
     {"label": "DATE", "pattern": [
         {"LOWER": {"IN": ["labor", "memorial", "independence", "veterans", "columbus", "presidents", "mother", "father", "valentine"]}},
         {"LOWER": {"IN": ["'s", "’s"]}, "OP": "?"},

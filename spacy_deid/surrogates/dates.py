@@ -189,7 +189,7 @@ def _replace_fields(text: str, fields: List[_Field], values: dict) -> str:
 # (month, day), keyed by the words without possessives ("new year day", "mother day").
 _HOLIDAYS = {
     "new year": (1, 1), "new year day": (1, 1), "new year eve": (12, 31), "christmas": (12, 25),
-    "christmas day": (12, 25), "christmas eve": (12, 24), "xmas": (12, 25), "thanksgiving": (11, 25),
+    "christmas day": (12, 25), "christmas eve": (12, 24), "xmas": (12, 25), "xmas eve": (12, 24), "thanksgiving": (11, 25),
     "thanksgiving day": (11, 25), "easter": (4, 5), "easter sunday": (4, 5), "halloween": (10, 31),
     "hanukkah": (12, 15), "labor day": (9, 4), "memorial day": (5, 28), "independence day": (7, 4),
     "fourth of july": (7, 4), "veterans day": (11, 11), "veteran day": (11, 11), "columbus day": (10, 10),

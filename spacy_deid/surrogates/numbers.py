@@ -112,7 +112,7 @@ def age_surrogate(text: str) -> Optional[str]:
     if m:
         rest = text[m.end() :]
         if rest[:1] in ("s", "'") and rest.rstrip("'s") == "":
-            return "90+"  # a decade of life ("in her 90s", "her 90's" -> "in her 90+"; not "90+s")
+            return text[: m.start()] + "90+"  # a decade of life ("in her 90s" -> "in her 90+"; not "90+s")
         return text[: m.start()] + "90+" + rest
     return "90+"
 
