@@ -1716,6 +1716,9 @@ def test_a_modal_before_a_verb_is_no_name(nlp, text, expected):
         # a kind of role, no name ("house officer"); a first name before a credential stays one
         ("TO FOLLOW. PAGED HOUSE OFFICER BEEPER 3. spoke w/ grace rn", [("grace", "NAME")]),
         ("ed md note\npt here", []),
+        ("i/o 2L pos. -N. BRADY RN", [("BRADY", "NAME")]),
+        # a service goes with the whole hyphened town
+        ("f/u w/ dr feldman at newton-wellesley cardiology.", [("feldman", "NAME"), ("newton-wellesley cardiology", "ORG")]),
         # clinical words no name list holds as names ("lada", latent autoimmune diabetes; "ab", antibody)
         ("type 1 vs lada (gad65 ab pending)", []),
         # a side of the compass and a landscape word or "end" after a word of place; a cue of three words

@@ -1075,8 +1075,9 @@ class Gazetteer:
 
             if j == i + 1 and j < n and (doc[j].lower_ in ROLES or doc[j].lower_.rstrip(".") in TITLES) \
                     and (self.ordinary(doc, i, mixed_case) and "key:first_names" not in self.tags(doc[i].lower_)
-                         or self.clinical_term(doc[i].lower_)) and not after_personal_title(doc, i):
-                i = j  # a kind of role, no name: "PAGED HOUSE OFFICER", "ED MD NOTE" ("grace rn" stays)
+                         or self.clinical_term(doc[i].lower_)) and not after_personal_title(doc, i) \
+                    and not (i > 0 and len(doc[i - 1 - (doc[i - 1].text == "." and i > 1)].text.strip("-.")) == 1):
+                i = j  # a kind of role, no name: "PAGED HOUSE OFFICER", "ED MD NOTE" ("grace rn", "-N. BRADY RN" stay)
                 continue
             if not titled and i > 0 and doc[i - 1].lower_ in {"a", "an"} and self._extend_name(doc, i, j, mixed_case) == i + 1:
                 i = j  # "using a french catheter", "an allis clamp": a thing ("a david lange concert" stays)
@@ -1341,6 +1342,10 @@ class Gazetteer:
         for span in cands:
             # a town's police or fire department, ordinary word or not ("brought in by phoenix pd",
             # "BIB MESA FD")
+            if span.label_ != STATE:
+                # ("newton-wellesley cardiology": the service goes with the whole hyphened town)
+                joined = self._hyphened_places(doc, span)
+                span = joined if (span.start, span.end) not in towns else span
             service_end = _town_service_end(doc, span.end) if span.label_ != STATE else span.end
             if service_end > span.end and doc[span.end].lower_.rstrip(".") not in _TOWN_SERVICES | _TOWN_SERVICE_HEADS and (
                 (span.start, span.end) in towns or all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
