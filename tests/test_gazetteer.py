@@ -1037,6 +1037,8 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # a train of four, a share of a lung field: no dates
         ("W/ CISATRACURIUM, TOF 1/4. CV", ("1/4", "DATE"), []),
         ("CRACKLES 1/2 WAY UP BILAT", ("1/2", "DATE"), []),
+        ("CV: SR 60s w/ 1st deg AVB", ("60s", "DATE"), []),
+        ("moved here in the 60s", ("60s", "DATE"), [("60s", "DATE")]),
     ],
 )
 def test_ner_entities_of_nursing_notes_are_mended(nlp, text, ent, expected):

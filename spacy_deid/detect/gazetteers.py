@@ -2460,6 +2460,9 @@ class Gazetteer:
                 return False  # "508 555 1234": a phone number's groups
             if _DECIMAL_SLASH.search(span.text) or "->" in span.text:
                 return False  # "abg 7.38/58/72": a blood gas, no date; "ag 24->16": a trend
+            j = _prev_word(doc, span.start)
+            if re.match(r"^\d0['’]?s$", span.text) and j >= 0 and (doc[j].lower_ in _VITAL_WORDS or self.clinical_term(doc[j].lower_)):
+                return False  # "SR 60s", "sbp 90s": a vital sign's decade, no date
             if _clock_range(span.text):
                 return False  # "proned 1600-1200": hours, no years
             if _DIMENSIONS.search(span.text) and not re.search(r"\d", _DIMENSIONS.sub("", span.text)):
