@@ -1342,19 +1342,19 @@ class Gazetteer:
         for span in cands:
             # a town's police or fire department, ordinary word or not ("brought in by phoenix pd",
             # "BIB MESA FD")
-            if span.label_ != STATE:
+            town = (span.start, span.end) in towns  # (a small town of the postal list only)
+            if span.label_ != STATE and not town:
                 # ("newton-wellesley cardiology": the service goes with the whole hyphened town)
-                joined = self._hyphened_places(doc, span)
-                span = joined if (span.start, span.end) not in towns else span
+                span = self._hyphened_places(doc, span)
             service_end = _town_service_end(doc, span.end) if span.label_ != STATE else span.end
             if service_end > span.end and doc[span.end].lower_.rstrip(".") not in _TOWN_SERVICES | _TOWN_SERVICE_HEADS and (
-                (span.start, span.end) in towns or all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
+                town or all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha)
             ):
                 service_end = span.end  # ("mobile medicine", "university center": a generic tail needs a head)
             if service_end > span.end:
                 out.append(Span(doc, span.start, service_end, label=ORG))
                 continue
-            ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha) or (span.start, span.end) in towns
+            ambiguous = all(self.ordinary(doc, t.i, mixed_case) for t in span if t.is_alpha) or town
             if self.eponym_after(doc, span.end):
                 continue
             if span.label_ == STATE and len(span) == 1 and ambiguous and not self._location_context(doc, span):
@@ -1375,7 +1375,8 @@ class Gazetteer:
             if end > span.end:
                 out.append(Span(doc, span.start, end, label=HOSPITAL))
                 continue
-            span = self._hyphened_places(doc, span)
+            if span.label_ == STATE or town:
+                span = self._hyphened_places(doc, span)  # (the others were joined above)
             out.append(span)
             # the state code after a town ("atlanta, ga", "BROOKLYN, NY", "salem nh"): a place in any case
             code = self._state_code_after(doc, span, bare=True) if span.label_ != STATE else None
@@ -3264,7 +3265,8 @@ _SIZE_WORDS = frozenset("french fr gauge g ga".split())
 # units of measurement: an entity with one is a measurement, no date
 # kinds of dwelling, which alone name no place or organisation
 _DWELLING_WORDS = frozenset("house home apartment apt condo building room basement garage yard porch shed barn trailer".split())
-# vital signs and labs a value follows ("SBP 90-110", "HR 90'S"), no age's cue (an "HPI: 92 M" is one)
+# vital signs and labs a value follows ("SBP 90-110", "HR 90'S"), no age's cue (an "HPI: 92 M" is one);
+# not _VALUE_WORDS (the range check's), which holds "pt", a word an age follows ("pt 92 yo")
 _VITAL_WORDS = frozenset("hr sbp dbp bp map rr sat sats spo2 o2 fio2 cvp pap temp t wt glucose fs fsbs bs k na cl bun cr "
                          "hct hgb plt wbc inr ptt gcs uop pulse".split())
 _MEASURE_UNITS = frozenset("cm mm mg mcg ml cc kg g gm mmhg bpm meq mmol units u iu % l/min".split())
