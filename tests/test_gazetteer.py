@@ -164,6 +164,23 @@ def test_surnames_coordinated_with_a_word_no_list_has_in_mixed_case_text(nlp):
     assert found(nlp, "our 3 founders: monjeau, graves and reed.") == []
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("PT EARL WASHBURN FOUND SEATED, DIAPHORETIC", [("EARL WASHBURN", "NAME")]),
+        ("Lives in Waco (Ray Dupree owns it).", [("Waco", "CITY"), ("Ray Dupree", "NAME")]),
+        ("pt summer delacroix, 41 f, manic", [("summer delacroix", "NAME")]),
+        # a modal before a typo, a first name before a dictionary's word or a drug: no name
+        ("pt will ambulte today. mark ecchymosis on arm, ray xarelto", []),
+        # in mixed-case text the two words share their case (the surname found is one wherever)
+        ("Gave Summer Delacroix the forms. Plans for summer Delacroix trip.", [("Summer Delacroix", "NAME"), ("Delacroix", "NAME")]),
+        ("Plans for summer Delacroix trip.", [])
+    ],
+)
+def test_an_ordinary_first_name_before_a_word_no_dictionary_has(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
 def test_index_of_one_word_entries_is_what_the_tokenizer_makes_of_them():
     """The index reads words of letters only without the tokenizer, special cases apart
     ("theres" is split by it): the same index as tokenizing every entry."""

@@ -297,3 +297,27 @@ def test_events_ordinal_months_decades_and_phones(nlp, text, expected):
 )
 def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
     assert ents(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the last four digits of an SSN, and a number masked all but them
+        ("SSN last 4 6620 verified", [("6620", "SSN")]),
+        ("last four of SSN: 6620. ssn xxx-xx-1234", [("6620", "SSN"), ("xxx-xx-1234", "SSN")]),
+        ("last 4 days, 1234 steps", []),
+        # a lot number after "lot" alone
+        ("DTaP 0.5 mL IM, lot 3J92K; lot: Y7731", [("3J92", "DEVICE"), ("Y7731", "DEVICE")]),
+        ("a lot of pain, lot 2", []),
+        # what a plan or chart dates, in capitals too ("D/C" is three tokens then)
+        ("pt trached 11/2. ANTICIPATE D/C 6/4. soc 1/11, ortho f/u 12/3", [("11/2", "DATE"), ("6/4", "DATE"), ("1/11", "DATE"), ("12/3", "DATE")]),
+        ("d/c 1/2 ns, PPM PLACEMENT 1/9", [("1/9", "DATE")]),
+        ("ICU NSG NOTE 0700 10/21: PT", [("10/21", "DATE")]),
+        # an abbreviated month alone after a month's cue; not "jan", "mar", "dec"
+        ("(was 17 in Aug), since oct; in mar, every November", [("Aug", "DATE"), ("oct", "DATE"), ("November", "DATE")]),
+        # shortened weekdays where no other word is
+        ("tx to floor Tues, trach/peg thurs, mon q4h", [("Tues", "DATE"), ("thurs", "DATE")]),
+    ],
+)
+def test_ssn_last_four_lots_plan_dates_and_short_months(nlp, text, expected):
+    assert ents(nlp, text) == expected

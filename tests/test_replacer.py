@@ -386,6 +386,32 @@ def test_the_weekday_before_a_date_is_shifted_with_it():
     assert "10/8" not in doc._.deid_text
 
 
+def test_sat_sun_and_wed_before_a_date_go_with_it():
+    """"SUN 8/11" and "sat 3/9" are weekdays before a date unless a saturation's word comes
+    first; "Wed" is "We" "d" for the tokenizer and goes whole."""
+    from spacy_deid.edits import resolve_edits
+
+    text = "ADMITTED SUN 8/11, msg sat 3/9, o2 sat 10/12, tx Wed 4/17/2024"
+    doc = with_ents(make_nlp(), text, [("8/11", "DATE"), ("3/9", "DATE"), ("10/12", "DATE"), ("4/17/2024", "DATE")])
+    edited = [text[s.start_char:s.end_char] for s in resolve_edits(doc)]
+    assert edited == ["SUN 8/11", "sat 3/9", "10/12", "Wed 4/17/2024"]
+    assert "Wed" not in doc._.deid_text and "SUN" not in doc._.deid_text
+
+
+@pytest.mark.parametrize(
+    "text,found,value",
+    [("Medicaid ID JK44719M active", "JK44719", "JK44719M"), ("lot 3J92K, 0.5 mL", "3J92", "3J92K")],
+)
+def test_an_identifier_goes_as_a_whole_word(text, found, value):
+    """The tokenizer splits a trailing letter off as a unit ("JK44719" "M"): the ID's
+    replacement covers the whole written word, so no letter of it is left."""
+    from spacy_deid.edits import resolve_edits
+
+    doc = with_ents(make_nlp(), text, [(found, "IDNUM")])
+    edited = [text[s.start_char:s.end_char] for s in resolve_edits(doc)]
+    assert value in edited, edited
+
+
 def test_a_name_before_a_spaced_dash_is_no_eponym():
     """A hyphen between spaces is a dash: "hunter - grade 2" is a doctor, then a grade."""
     doc = with_ents(make_nlp(), "lac repaired by dr hunter - grade 2 tear", [("hunter", "NAME")])

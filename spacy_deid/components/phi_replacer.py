@@ -241,6 +241,8 @@ class PhiReplacer(Pipe):
                 if category != "NAME" or reason == NER or not at_edge or not any(doc[i].is_alpha and not doc[i].is_stop and len(doc[i]) > 1 for i in free):
                     continue
                 span = Span(doc, free[0], free[-1] + 1, label=span.label)
+            if category == "ID":
+                span = _whole_word(span, taken)
             taken.update(range(span.start, span.end))
             chosen.append((span, reason, category))
         # the weekday right before a date goes with it, so the shift rewrites both: a weekday
@@ -249,7 +251,9 @@ class PhiReplacer(Pipe):
             w = span.start - 1
             if w >= 1 and doc[w].text == ",":
                 w -= 1
-            if category == "DATE" and w >= 0 and w not in taken and doc[w].lower_.rstrip(".") in _DATED_WEEKDAYS \
+            if w >= 1 and doc[w].lower_ == "d" and doc[w - 1].lower_ == "we" and not doc[w - 1].whitespace_:
+                w -= 1  # "Wed", which the tokenizer reads as "we'd"
+            if category == "DATE" and w >= 0 and w not in taken and _dated_weekday(doc, w) \
                     and any(c.isdigit() for c in span.text):
                 taken.update(range(w, span.start))
                 chosen[k] = (Span(doc, w, span.end, label=span.label), reason, category)
@@ -485,6 +489,18 @@ def _small_range(doc: Doc, i: int) -> bool:
     return not (len(values) == 3 and all(v.isdigit() for v in values))
 
 
+def _whole_word(span: Span, taken: set) -> Span:
+    """An identifier's span grown to the whole written word: the tokenizer splits a
+    trailing letter off as a unit ("JK44719M" -> "JK44719" "M", "lot 3J92K"), which
+    would go out as it came in."""
+    doc, start, end = span.doc, span.start, span.end
+    while end < len(doc) and end not in taken and not doc[end - 1].whitespace_ and doc[end].text.isalnum():
+        end += 1
+    while start > 0 and start - 1 not in taken and not doc[start - 1].whitespace_ and doc[start - 1].text.isalnum():
+        start -= 1
+    return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+
+
 def _joined_digits(doc: Doc, i: int, step: int) -> bool:
     j = i
     while True:
@@ -563,6 +579,19 @@ def _split_runs(flags: List[bool], start: int, end: int) -> List[Tuple[int, int,
 
 # the weekdays that go with the date after them ("sat" and "sun" are saturation and sun too)
 _DATED_WEEKDAYS = frozenset(_WEEKDAYS) - {"sat", "sun"}
+# what stands before "sat" that is a saturation ("o2 sat 3/9" is none the less rare)
+_SATURATION_BEFORE = frozenset("o2 spo2 pulse ox sao2 svo2 the in %".split())
+
+
+def _dated_weekday(doc: Doc, w: int) -> bool:
+    """``doc[w]`` is a weekday that goes with the date after it: "thurs 10/8", "SUN 8/11" and
+    "sat 3/9" unless a saturation's word comes first; "Wed" ("We" "d" for the tokenizer)."""
+    low = doc[w].lower_.rstrip(".")
+    if low in _DATED_WEEKDAYS:
+        return True
+    if low == "we" and w + 1 < len(doc) and doc[w + 1].lower_ == "d" and not doc[w].whitespace_:
+        return True
+    return low in ("sat", "sun") and not (w > 0 and doc[w - 1].lower_ in _SATURATION_BEFORE)
 
 
 def _eponym(span: Span) -> bool:

@@ -971,6 +971,21 @@ class Gazetteer:
         low = doc[i].lower_
         return "key:first_names" in self.tags(low) and self.is_common(low) and get_string_id(low) not in dictionary_words()
 
+    def _first_name_before_surname(self, doc: Doc, i: int, mixed_case: bool) -> bool:
+        """A listed first name that is an ordinary word too ("earl", "dale", "summer", "ray")
+        starts a name before a word of three letters or more that no dictionary has, on its
+        line and in its letter case ("PT EARL WASHBURN FOUND", "Dale Unruh, 67 y/o"; "will
+        ambulte", a modal before a typo, and "summer Delacroix" in mixed-case text stay)."""
+        t = doc[i]
+        if i + 1 >= len(doc) or "key:first_names" not in self.tags(t.lower_) or t.lower_ in _MODALS or "\n" in t.whitespace_:
+            return False
+        if i > 0 and doc[i - 1].lower_ in {"of", "'s", "’s"}:
+            return False  # where a person works ("Yuito Hirai of Reed Elsevier"): a firm's name
+        nxt = doc[i + 1]
+        if len(nxt.text) < 3 or not nxt.is_alpha or get_string_id(nxt.lower_) in dictionary_words():
+            return False
+        return not mixed_case or (t.is_title and nxt.is_title) or (t.is_upper and nxt.is_upper and len(t.text) > 3)
+
     def _word_prefix(self, doc: Doc, i: int) -> bool:
         """``doc[i]`` is joined by a hyphen to an ordinary word after it that no list names
         ("de-torsed", "re-do"): a prefix, no name ("smith-jones", "mary-kate" stay names)."""
@@ -1048,7 +1063,8 @@ class Gazetteer:
                     break  # "CREW: FOX EMT-B, J. RAY PARAMEDIC": the credential ends the name
                 if self._name_token(doc, j) or (j < i + 3 and titled_unknown and self._unknown_word(doc, j)) or (
                     # (not a dictionary's word after it: "no le edema")
-                    j == i + 1 and self._foreign_first_name(doc, i) and self._unknown_word(doc, j)
+                    j == i + 1 and (self._foreign_first_name(doc, i) or self._first_name_before_surname(doc, i, mixed_case))
+                    and self._unknown_word(doc, j)
                     and not self._clinical_word(doc[j].lower_)
                 ):
                     j += 1

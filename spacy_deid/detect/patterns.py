@@ -68,6 +68,8 @@ _ORDINAL_WORDS = [
         seventeenth eighteenth nineteenth twentieth thirtieth""".split()}}],
     [{"LOWER": {"IN": ["twenty", "thirty"]}}, {"TEXT": "-", "OP": "?"}, {"LOWER": {"IN": _UNIT_ORDINALS}}],
 ]
+# abbreviated months that stand alone after "in", "since"... ("in oct"): not "jan", "mar", "dec"
+_MONTH_ALONE_ABBREVIATIONS = ["feb", "feb.", "apr", "apr.", "jun", "jun.", "jul", "jul.", "aug", "aug.", "sep", "sep.", "sept", "sept.", "oct", "oct.", "nov", "nov."]
 # a month name, its abbreviation with its period as one token ("Oct.") or two in single-case
 # text ("oct" "."): the optional _DOT after it
 # (a tilde glued to it is "about": "~feb 20" is one token for the tokenizer)
@@ -111,6 +113,10 @@ _EVENT_CUES = [
     # a return visit, a birthday, a specimen sent on a day ("rtc 6/3", "birthday 12/3", "anti-gbm
     # sent 12/1")
     "rtc", "birthday", "bday", "anniversary", "sent",
+    # what a plan or a chart dates ("trached 11/2", "anticipate d/c 6/4", "soc 1/11" (home care's
+    # start of care), "ortho f/u 12/3", "ppm placement 1/9", "pickup resumes 6/2", "progress 8/2")
+    "trached", "d/c", "dc", "discharge", "soc", "f/u", "fu", "followup", "follow-up", "placement",
+    "resumes", "resume", "anticipate", "anticipated", "expected", "planned", "progress",
 ]
 # of those, the nouns no score follows: after them a denominator of 10 is a day too ("last visit
 # 1/10", "cxr 3/10"; "pain 6/10", "pain after BM 6/10", "CT done 8/10 pain" stay)
@@ -235,6 +241,7 @@ _RATIO_WORDS = frozenset("""
 gcs apgar apgars score scores scale strength power grade of ratio x nodes node lymph cores core bottles
 bottle vials specimens samples blocks slides fragments positive negative tabs tablets doses cycles
 fractions sessions points pts items questions criteria correct errors ribs teeth beats tof twitches way
+ns nss saline
 """.split())
 LAST_ID = "last"  # the value is the match's last token
 WORDS_ID = "number_words"  # the value is the match's leading number words ("ninety-four" of "ninety-four year old")
@@ -319,6 +326,10 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
+    # the shorthands the tokenizer splits in capitals ("ANTICIPATE D/C 6/4", "F/U 12/3") and
+    # "wed", which it reads as "we'd" ("f/u wed 9/11")
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["d", "f"]}}, {"TEXT": "/"}, {"LOWER": {"IN": ["c", "u"]}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": "we"}, {"LOWER": "d", "SPACY": True}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
     # a move to or from a unit on a day ("admitted to ccu 9/7", "transferred from micu 3/2")
     {"label": "DATE", "id": "value", "pattern": [
@@ -327,6 +338,8 @@ PHI_PATTERNS: List[Dict] = [
     ]},
     # the last bowel movement is dated, whatever its day ("last bm 10/10"; "pain after bm 6/10")
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "last"}, {"LOWER": "bm"}, _MD]},
+    # a note's time, then its day ("ICU NSG NOTE 0700 10/21")
+    {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"^[012]\d[0-5]\d$"}}, _MD_NOT_10]},
     # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
     # day alone is the date; not a score: "4/10")
     {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"(?i)^\d{1,2}[ap]m?-\d{1,2}[ap]m?$"}}, _MD_NOT_10]},
@@ -370,10 +383,12 @@ PHI_PATTERNS: List[Dict] = [
             [*ordinal, {"LOWER": "of"}, {"LOWER": {"IN": _FULL_MONTHS}}],
         )
     ),
-    # a month alone where it reads as one: "in march", "since january", "last december"
+    # a month alone where it reads as one: "in march", "since january", "last december", "every
+    # november", and its abbreviation ("in oct", "(was 17 in Aug)"; not "jan", "mar", "dec": a
+    # name, the medication record, "decreased")
     {"label": "DATE", "id": "month", "pattern": [
-        {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after"]}},
-        {"LOWER": {"IN": _FULL_MONTHS}},
+        {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after", "every"]}},
+        {"LOWER": {"IN": _FULL_MONTHS + _MONTH_ALONE_ABBREVIATIONS}},
     ]},
     # holidays name a day of the year: "christmas", "labor day", "new year's eve"
     {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}]},
@@ -387,8 +402,9 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": {"REGEX": r"^year(['’]s|s)\.?$"}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["'s", "’s"]}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["day", "eve"]}}]},
-    # a weekday written out: "on Tuesday", "SATURDAY"
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7]}}]},
+    # a weekday written out: "on Tuesday", "SATURDAY", or shortened where no other word is
+    # ("to floor Tues", "trach/peg thurs"; not "mon", "wed", "sat", "sun")
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7] + ["tue", "tues", "thu", "thur", "thurs", "fri"]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, _MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     # ... and its year, so that the weekday's match (as long as the date's) leaves no year
@@ -433,6 +449,20 @@ PHI_PATTERNS: List[Dict] = [
     ]},
     # SSN
     {"label": "SSN", "pattern": [_D(3), _HY, _D(2), _HY, _D(4)]},
+    # its last four digits, which a registration or benefits note checks a patient by ("SSN last 4
+    # 6620", "last four of SSN: 6620"), and a number masked all but them ("xxx-xx-6620")
+    {"label": "SSN", "id": LAST_ID, "pattern": [
+        {"LOWER": {"IN": ["ssn", "ss#", "ssn#", "social", "ss"]}}, {"LOWER": "security", "OP": "?"},
+        {"LOWER": {"IN": ["#", "number", "no", ":", "-", "(", ","]}, "OP": "*"}, {"LOWER": "last"},
+        {"LOWER": {"IN": ["4", "four"]}}, {"LOWER": {"IN": ["digits", "digit", ":", "#", "-", "is", "=", "of", "ssn"]}, "OP": "*"}, _D(4),
+    ]},
+    {"label": "SSN", "id": LAST_ID, "pattern": [
+        {"LOWER": "last"}, {"LOWER": {"IN": ["4", "four"]}}, {"LOWER": {"IN": ["digits", "digit"]}, "OP": "?"},
+        {"LOWER": "of"}, {"LOWER": {"IN": ["ssn", "social", "ss#"]}}, {"LOWER": "security", "OP": "?"},
+        {"LOWER": {"IN": ["number", "no", ":", "#", "-", "is", "="]}, "OP": "*"}, _D(4),
+    ]},
+    {"label": "SSN", "pattern": [{"TEXT": {"REGEX": r"(?i)^(xxx|\*\*\*)-?(xx|\*\*)-?\d{4}$"}}]},
+    {"label": "SSN", "pattern": [{"TEXT": {"REGEX": r"(?i)^(xxx|\*\*\*)$"}}, _HY, {"TEXT": {"REGEX": r"(?i)^(xx|\*\*)-\d{4}$"}}]},
     # MRN / IDs after a cue word, in several formats
     {"label": "MRN", "id": "value", "pattern": [{"LOWER": {"IN": _ID_CUES}}, {"TEXT": {"IN": ["#", ":", "no", "No", "."]}, "OP": "*"}, {"TEXT": {"REGEX": r"^[A-Z]{0,3}\d[\d\-]{3,}$"}}]},
     {"label": "MRN", "id": "value", "pattern": [{"LOWER": {"IN": _ID_CUES}}, {"TEXT": {"IN": ["#", ":"]}, "OP": "*"}, {"TEXT": {"REGEX": r"^\d{2,3}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{2,4}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{2,4}$"}}]},
@@ -495,6 +525,8 @@ PHI_PATTERNS: List[Dict] = [
     # DEVICE serial and lot numbers
     _cue(["serial", "number"], [{"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}], "DEVICE"),
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
+    # a vaccine's or a device's lot after "lot" alone: letters and digits ("lot 3J92K", "lot: Y7731")
+    _cue(["lot"], [{"TEXT": {"REGEX": r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9]{4,}$|^\d{5,}$"}}], "DEVICE"),
     # ZIP after a state abbreviation or name
     # (in any letter case: "ri 02888", "NEBRASKA 68008")
     {"label": "ZIP", "id": "value", "pattern": [{"TEXT": {"IN": _STATES}}, _D(5), {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{4}$"}, "OP": "?"}]},
