@@ -170,6 +170,8 @@ def test_surnames_coordinated_with_a_word_no_list_has_in_mixed_case_text(nlp):
         ("PT EARL WASHBURN FOUND SEATED, DIAPHORETIC", [("EARL WASHBURN", "NAME")]),
         ("Lives in Waco (Ray Dupree owns it).", [("Waco", "CITY"), ("Ray Dupree", "NAME")]),
         ("pt summer delacroix, 41 f, manic", [("summer delacroix", "NAME")]),
+        # a first name taken alone goes on over a surname that is an ordinary word where the name ends
+        ("immunization administration\nella-mae tucker, 4 y/o", [("ella-mae tucker", "NAME")]),
         # a modal before a typo, a first name before a dictionary's word or a drug: no name
         ("pt will ambulte today. mark ecchymosis on arm, ray xarelto", []),
         # in mixed-case text the two words share their case (the surname found is one wherever)

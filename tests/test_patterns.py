@@ -315,6 +315,9 @@ def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
         ("ICU NSG NOTE 0700 10/21: PT", [("10/21", "DATE")]),
         # an abbreviated month alone after a month's cue; not "jan", "mar", "dec"
         ("(was 17 in Aug), since oct; in mar, every November", [("Aug", "DATE"), ("oct", "DATE"), ("November", "DATE")]),
+        # a record's number after "#" in three groups or more, no phone number
+        ("pcr # 2023-0809-0412. case # 21-2-04418-7 SEA", [("2023-0809-0412", "IDNUM"), ("21-2-04418-7", "IDNUM")]),
+        ("call # 617-555-0142, room # 12-3", [("617-555-0142", "PHONE")]),
         # shortened weekdays where no other word is
         ("tx to floor Tues, trach/peg thurs, mon q4h", [("Tues", "DATE"), ("thurs", "DATE")]),
     ],

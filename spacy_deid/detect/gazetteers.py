@@ -149,11 +149,11 @@ _HOSPITALS_OF = frozenset("hospital hospitals clinic clinics".split())
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice facility manor village
+healthcare health rehabilitation rehab sanatorium hospice facility manor village regional
 """.split())
 # hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
 # "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
-_WEAK_HOSPITAL_WORDS = frozenset("general memorial health healthcare village".split())
+_WEAK_HOSPITAL_WORDS = frozenset("general memorial health healthcare village regional".split())
 _HOSPITAL_WORDS_ANYWHERE = HOSPITAL_WORDS - _WEAK_HOSPITAL_WORDS
 # words that end a company's name ("loqate inc", "careset systems", "abt associates")
 COMPANY_WORDS = frozenset("""
@@ -1110,7 +1110,14 @@ class Gazetteer:
             i = j
         titled_out = [self._surname_after(doc, self._hyphen_partners(doc, sp)) for sp in titled_out]
         out = [self._hyphen_partners(doc, sp) for sp in out]
+        # a first name taken alone is the context of a surname that is an ordinary word after it,
+        # where the name ends ("patient: lorraine fish   dob", "ella-mae tucker, 4 y/o")
+        out = [self._surname_after(doc, sp) if self._first_name_only(doc[sp.end - 1]) else sp for sp in out]
         return titled_out, out + self._comma_partners(doc, titled_out + out)
+
+    def _first_name_only(self, t) -> bool:
+        tags = self.tags(t.lower_)
+        return "key:first_names" in tags and "key:last_names" not in tags
 
     def _titled_word_name(self, doc: Doc, i: int) -> bool:
         """A word that names a place or a role elsewhere is a surname after a title when the

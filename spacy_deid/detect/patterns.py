@@ -403,8 +403,9 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["'s", "’s"]}}, {"LOWER": {"IN": ["day", "eve"]}, "OP": "?"}]},
     {"label": "DATE", "pattern": [{"LOWER": "new"}, {"LOWER": "year"}, {"LOWER": {"IN": ["day", "eve"]}}]},
     # a weekday written out: "on Tuesday", "SATURDAY", or shortened where no other word is
-    # ("to floor Tues", "trach/peg thurs"; not "mon", "wed", "sat", "sun")
-    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7] + ["tue", "tues", "thu", "thur", "thurs", "fri"]}}]},
+    # ("to floor Tues", "trach/peg thurs", "ANGIO WED"; not "mon", "sat", "sun"; "wed" in lower
+    # case is "we" "d" for the tokenizer)
+    {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS[:7] + ["tue", "tues", "wed", "thu", "thur", "thurs", "fri"]}}]},
     # a weekday with its date: "mon 10/12" (the date patterns take the rest)
     {"label": "DATE", "pattern": [{"LOWER": {"IN": _WEEKDAYS}}, {"TEXT": ",", "OP": "?"}, _MONTH, _DOT, {"TEXT": {"REGEX": r"(?i)^\d{1,2}(st|nd|rd|th)?$"}}]},
     # ... and its year, so that the weekday's match (as long as the date's) leaves no year
@@ -488,6 +489,16 @@ PHI_PATTERNS: List[Dict] = [
     *(
         _cue([c], [_D(3), _HY, _D(4)], "MRN")
         for c in _ID_CUES
+    ),
+    # a record's number after "#", three groups or more that are no phone number ("pcr #
+    # 2023-0809-0412", "case # 21-2-04418-7")
+    *(
+        {"label": "IDNUM", "id": "value", "pattern": [{"TEXT": "#"}, first, _HY, {"TEXT": {"REGEX": r"^\d{1,8}$"}}, _HY, last,
+                                                      {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{1,8}$"}, "OP": "?"}]}
+        for first, last in (
+            ({"TEXT": {"REGEX": r"^(\d{1,2}|\d{4,8})$"}}, {"TEXT": {"REGEX": r"^\d{1,8}$"}}),
+            ({"TEXT": {"REGEX": r"^\d{3}$"}}, {"TEXT": {"REGEX": r"^(\d{1,3}|\d{5,8})$"}}),
+        )
     ),
     # grouped card numbers: "4111 1111 1111 1111", "3782 822463 10005"
     {"label": "IDNUM", "pattern": [_D(4), _D(4), _D(4), _D(4)]},
