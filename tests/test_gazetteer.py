@@ -183,6 +183,23 @@ def test_an_ordinary_first_name_before_a_word_no_dictionary_has(nlp, text, expec
     assert found(nlp, text) == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # two or three words that no kind of facility has before a two-word hospital ending
+        ("TTE\nGULF COAST MEDICAL CENTER ECHO LAB", [("GULF COAST MEDICAL CENTER", "HOSPITAL")]),
+        ("seen at good shepherd health system", [("good shepherd health system", "HOSPITAL")]),
+        ("from a large academic medical center; PT FROM OUTSIDE TERTIARY CARE CENTER", []),
+        ("pt to cardiac care center. the community health center", []),
+        # "X Regional" ends a hospital's name where the words end
+        ("S/P TPA AT MILFORD REGIONAL. milford regional ed", [("MILFORD REGIONAL", "HOSPITAL"), ("milford regional", "HOSPITAL")]),
+        ("Complex Regional Pain Syndrome Type I.", []),
+    ],
+)
+def test_hospitals_named_by_ordinary_words_and_regional(nlp, text, expected):
+    assert found(nlp, text) == expected
+
+
 def test_index_of_one_word_entries_is_what_the_tokenizer_makes_of_them():
     """The index reads words of letters only without the tokenizer, special cases apart
     ("theres" is split by it): the same index as tokenizing every entry."""

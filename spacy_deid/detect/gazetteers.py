@@ -374,6 +374,10 @@ _VEHICLE_WORDS = frozenset("helicopter plane airplane jet commercial private med
 _CONVEYOR_WORDS = frozenset("ambulance transport transportation medflight lifeflight flight evac ems care infusion".split())
 # what may follow a plural residence word after "the" ("the willows, pending bed")
 _RESIDENCE_FOLLOWERS = frozenset("and or pending when if for on in at with w/ once after today tomorrow".split())
+# what describes a hospital without naming it ("a large urban medical center")
+_SIZE_ADJECTIVES = frozenset("""
+large small big major busy academic urban rural tertiary quaternary teaching university-affiliated
+regional local nearby outside level trauma community private public county federal state""".split())
 # kinds of facility a note names in parentheses after them ("nursing home (sunny acres)")
 _FACILITY_WORDS = frozenset("""
 home rehab rehabilitation snf ltach ltc facility hospice shelter hospital clinic center centre pharmacy
@@ -601,6 +605,8 @@ _CONGREGATION_WORDS = frozenset("greater new holy mt mt. mount st st. saint".spl
 _TRADE_JOINERS = frozenset({"at", "for"})
 # modal verbs that name lists also hold ("Will", "May")
 _MODALS = frozenset("will may can might shall must would could should".split())
+# first names that notes write as verbs before a clinician's name ("page tauski at 8903")
+_VERB_FIRST_NAMES = frozenset("page call ask tell bill chase".split())
 # the verbs notes write as shorthand after a modal ("will f/u", "may d/c")
 _VERB_SHORTHAND = frozenset("f/u d/c f/u. d/c'd".split())
 # base forms of verbs that spaCy lists as stop words ("son mark will call back", "may be")
@@ -981,6 +987,8 @@ class Gazetteer:
             return False
         if i > 0 and doc[i - 1].lower_ in {"of", "'s", "’s"}:
             return False  # where a person works ("Yuito Hirai of Reed Elsevier"): a firm's name
+        if t.lower_ in _VERB_FIRST_NAMES or (i > 0 and (doc[i - 1].lower_ == "to" or doc[i - 1].lower_ in _MODALS)):
+            return False  # a verb before its object ("ok to page tauski at", "PAGE BARSTAD")
         nxt = doc[i + 1]
         if len(nxt.text) < 3 or not nxt.is_alpha or get_string_id(nxt.lower_) in dictionary_words():
             return False
@@ -1610,6 +1618,9 @@ class Gazetteer:
                     tail += 1
                 if i + tail < n and lowers[i + tail] == "." and lowers[i + tail - 1] in {"inc", "ltd", "corp", "co"}:
                     tail += 1  # "INC." is two tokens in upper case
+            if tail == 1 and lowers[i] == "regional" and i + 1 < n and doc[i + 1].is_alpha and not doc[i + 1].is_stop \
+                    and lowers[i + 1] not in _UNIT_AFTER_HOSPITAL:
+                tail = 0  # "Regional" ends a name where the words end ("Complex Regional Pain Syndrome")
             if not tail or (mixed_case and tail == 1 and lowers[i] in _WEAK_HOSPITAL_WORDS and doc[i].is_lower):
                 # "adequate general endotracheal anesthesia": in mixed-case text such a word ends a
                 # hospital's name capitalised ("Lowell General")
@@ -1622,6 +1633,10 @@ class Gazetteer:
             if cued is not None:
                 start, standalone = min(start, cued), True
             named = start < i and self._distinctive(doc, start, i, mixed_case)
+            if not named and label == HOSPITAL and tail > 1:
+                words_start = self._two_name_words(doc, i)
+                if words_start is not None:
+                    start, named = min(start, words_start), True
             if named and label == ORG and lowers[i] in _BUILDING_TRADES:
                 named = any(doc[k].is_alpha and not self.is_common(lowers[k]) for k in range(start, i))
             if not named and label == ORG and i + tail + 1 < n and lowers[i + tail] == "of" \
@@ -1857,6 +1872,23 @@ class Gazetteer:
             if _region_after_side(doc, k + 1):
                 return True
         return False
+
+    def _two_name_words(self, doc: Doc, i: int) -> Optional[int]:
+        """Where two or three words before a hospital's two-word ending at ``doc[i]`` start
+        that name one in any letter case: no kind of facility, size, stop or clinical word
+        ("GULF COAST MEDICAL CENTER"; not "a large academic medical center", "THE
+        COMMUNITY HEALTH CENTER", "cardiac care center"); None: not two such words."""
+        k = i
+        while k > 0 and i - k < 3 and "\n" not in doc[k - 1].whitespace_:
+            t = doc[k - 1]
+            low = t.lower_
+            if not t.is_alpha or t.is_stop or low in _GENERIC_FACILITY or low in _SIZE_ADJECTIVES \
+                    or low in NOT_HOSPITAL_NAME or self.clinical_term(low) or low in ROLES:
+                break
+            k -= 1
+        if i - k < 2 or (k > 0 and doc[k - 1].lower_ in {"a", "an", "any", "another", "each", "every"}):
+            return None
+        return k
 
     def _hospital_name_start(self, doc: Doc, i: int, mixed_case: bool) -> int:
         start = self._name_words_before(doc, i, mixed_case)
