@@ -412,6 +412,25 @@ def test_an_identifier_goes_as_a_whole_word(text, found, value):
     assert value in edited, edited
 
 
+@pytest.mark.parametrize(
+    "text,found,whole",
+    [
+        ("residential bed at Na'Nizhoozhi Center.", "Na'Nizhoozhi", "Na'Nizhoozhi Center"),
+        ("coverage: TRICARE PRIME. cbc wnl", "TRICARE", "TRICARE PRIME"),
+        ("has Humana Gold Plus member H48", "Humana", "Humana Gold Plus"),
+        # not over a line's end
+        ("via Humana\nplan: d/c home", "Humana", "Humana"),
+    ],
+)
+def test_an_organisation_goes_with_the_words_of_its_kind(text, found, whole):
+    """A detector that found a name's distinctive word leaves no "[ORG] Center" behind."""
+    from spacy_deid.edits import resolve_edits
+
+    doc = with_ents(make_nlp(), text, [(found, "ORG")])
+    edited = [text[s.start_char:s.end_char] for s in resolve_edits(doc)]
+    assert edited == [whole]
+
+
 def test_a_name_before_a_spaced_dash_is_no_eponym():
     """A hyphen between spaces is a dash: "hunter - grade 2" is a doctor, then a grade."""
     doc = with_ents(make_nlp(), "lac repaired by dr hunter - grade 2 tear", [("hunter", "NAME")])

@@ -243,6 +243,8 @@ class PhiReplacer(Pipe):
                 span = Span(doc, free[0], free[-1] + 1, label=span.label)
             if category == "ID":
                 span = _whole_word(span, taken)
+            elif category == "ORGANIZATION":
+                span = _with_kind_words(span, taken)
             taken.update(range(span.start, span.end))
             chosen.append((span, reason, category))
         # the weekday right before a date goes with it, so the shift rewrites both: a weekday
@@ -499,6 +501,25 @@ def _whole_word(span: Span, taken: set) -> Span:
     while start > 0 and start - 1 not in taken and not doc[start - 1].whitespace_ and doc[start - 1].text.isalnum():
         start -= 1
     return span if (start, end) == (span.start, span.end) else Span(doc, start, end, label=span.label)
+
+
+# words that end an organisation's name by saying what kind it is: a detector that found
+# "Na'Nizhoozhi" or "Humana" leaves "Center", "Gold Plus" behind ("[ORG] Center")
+_ORG_KIND_WORDS = frozenset("""
+center centre services service care program programs high school manor inn lodge mission pharmacy
+drug drugs clinic clinics plan prime plus gold advantage select choice transit group associates institute
+foundation society network partners agency project coalition alliance ministries ministry academy
+""".split())
+
+
+def _with_kind_words(span: Span, taken: set) -> Span:
+    """An organisation's span grown over up to three words of its kind right after it, on its
+    line ("Na'Nizhoozhi" + "Center", "TRICARE" + "PRIME", "Humana" + "Gold Plus")."""
+    doc, end = span.doc, span.end
+    while end < len(doc) and end - span.end < 3 and end not in taken and "\n" not in doc[end - 1].whitespace_ \
+            and doc[end].lower_ in _ORG_KIND_WORDS:
+        end += 1
+    return span if end == span.end else Span(doc, span.start, end, label=span.label)
 
 
 def _joined_digits(doc: Doc, i: int, step: int) -> bool:
