@@ -347,6 +347,10 @@ def _with_ents(nlp, text, ents):
         # a decimal is a value, no place or organisation
         ("WBC 16.2 (FROM 12.1), CR 1.4", ("12.1", "LOCATION"), False),
         ("82.4 kg (from 86.1 on admit)", ("86.1", "ORGANIZATION"), False),
+        # a device's setting or an event at a clock time, no ward or street; streets stay
+        ("rt note: on trach collar 35% 10l, sats 95", ("trach collar 35", "WARD"), False),
+        ("NIGHT EVENTS:\n2330 RAPID RESPONSE CALLED FOR SBP 70S", ("2330 RAPID RESPONSE", "STREET"), False),
+        ("LIVES AT 2330 PINE ST WITH WIFE", ("2330 PINE ST", "STREET"), True),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

@@ -207,7 +207,7 @@ the a an this that these those our your his her their its my outside osh local a
 previous prior referring nearest nearby closest home any no to from at in of for with by and or
 transfer transferred admitted discharged patient pt pt's patients in-patient inpatient outpatient
 day days week weeks hour hours current recent last next new old first second
-attends attended attend attending goes went graduated enrolled
+attends attended attend attending goes went graduated enrolled insurance ins
 """.split())
 # of those, the words that name one hospital rather than a kind of one ("methodist hospital",
 # "cedar sinai"; not "community hospital"): a hospital's name in any letter case
@@ -2560,6 +2560,8 @@ class Gazetteer:
                 # "54 Soo 36", "5521 119 COUNTESS CLOSE")
                 return False
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
+        if category in ("LOCATION", "ORGANIZATION") and self._clinical_words_and_numbers(span):
+            return False  # "trach collar 35" as a ward, "2330 RAPID RESPONSE" as a street
         if any(_LETTER_DIGIT.match(t.text) for t in span):
             return True  # a user name, a ward, an id ("mbaldwin74", "5E")
         # (a name's word may hold an apostrophe: "t. o'neil"; a place's "o'clock" is no word of it)
@@ -2640,6 +2642,19 @@ class Gazetteer:
                 or any(self._hospital_tail(lowers, k) > 1 for k in range(len(lowers))):
             return True  # ("general", "memorial" only as a name's end or in a tail: "TUFTS HEALTH PLAN")
         return self._location_context(doc, span) or self._transfer_context(doc, span.start, span.end)
+
+    def _clinical_words_and_numbers(self, span: Span) -> bool:
+        """A NER place or organisation of numbers and ordinary words that no list names, no
+        street word among them, which a clinical term or a clock time makes a device's
+        setting or an event ("on trach collar 35%", "2330 RAPID RESPONSE CALLED"; "12 PINE
+        ST", "ICU 4 at Mercy" stay)."""
+        words = [t for t in span if t.is_alpha]
+        if not words or not any(t.like_num for t in span) or any(
+            self.tags(t.lower_) or not self.is_common(t.lower_) or t.lower_.rstrip(".") in STREET_SUFFIXES
+            or t.lower_ in _UNIT_WORDS for t in words
+        ):
+            return False
+        return any(self.clinical_term(t.lower_) for t in words) or bool(_CLOCK_TIME.match(span[0].text))
 
     def _labelled_number(self, doc: Doc, span: Span) -> bool:
         """Whether ``span`` (no month or weekday in it) holds no date but a number: one number
