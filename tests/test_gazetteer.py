@@ -194,6 +194,10 @@ def test_an_ordinary_first_name_before_a_word_no_dictionary_has(nlp, text, expec
         # "X Regional" ends a hospital's name where the words end
         ("S/P TPA AT MILFORD REGIONAL. milford regional ed", [("MILFORD REGIONAL", "HOSPITAL"), ("milford regional", "HOSPITAL")]),
         ("Complex Regional Pain Syndrome Type I.", []),
+        # an organ is no surname of a clinic's name
+        ("I SAW HER TODAY IN THE KIDNEY CLINIC. HER EGFR", []),
+        # triage and transport words after "at" name no hospital
+        ("nihss 9 at triage, facial droop l. care transferred at lz 1510", []),
     ],
 )
 def test_hospitals_named_by_ordinary_words_and_regional(nlp, text, expected):
@@ -351,6 +355,8 @@ def _with_ents(nlp, text, ents):
         ("rt note: on trach collar 35% 10l, sats 95", ("trach collar 35", "WARD"), False),
         ("NIGHT EVENTS:\n2330 RAPID RESPONSE CALLED FOR SBP 70S", ("2330 RAPID RESPONSE", "STREET"), False),
         ("LIVES AT 2330 PINE ST WITH WIFE", ("2330 PINE ST", "STREET"), True),
+        # a count is no name
+        ("came for cabg x3, pod 2", ("x3", "DOCTOR"), False),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

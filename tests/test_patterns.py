@@ -318,6 +318,9 @@ def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
         # a record's number after "#" in three groups or more, no phone number
         ("pcr # 2023-0809-0412. case # 21-2-04418-7 SEA", [("2023-0809-0412", "IDNUM"), ("21-2-04418-7", "IDNUM")]),
         ("call # 617-555-0142, room # 12-3", [("617-555-0142", "PHONE")]),
+        # a licence plate in two groups after its cue; not an orthopaedic plate's holes or screws
+        ("PT PLATE KLM 482. plate # 7 XYZ", [("KLM 482", "VEHICLE"), ("7 XYZ", "VEHICLE")]),
+        ("plate of 4 mm, 7 hole plate w 6 screws, plate 6 mm", []),
         # shortened weekdays where no other word is
         ("tx to floor Tues, trach/peg thurs, mon q4h", [("Tues", "DATE"), ("thurs", "DATE")]),
     ],

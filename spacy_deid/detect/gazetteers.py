@@ -1859,8 +1859,8 @@ class Gazetteer:
             # clinic", "WOUND CLINIC"; "king cancer institute" stays)
             if not mixed_case and t.lower_ in _CLINIC_KIND_WORDS:
                 continue
-            if NAME in self.tags(t.lower_) or CITY in self.tags(t.lower_):
-                return True
+            if (NAME in self.tags(t.lower_) or CITY in self.tags(t.lower_)) and not self.clinical_term(t.lower_):
+                return True  # (an organ is no surname: "GREAT PLAINS KIDNEY CLINIC")
             if mixed_case and t.is_title:
                 return True
             if not self.is_common(t.lower_) and t.lower_ not in HOSPITAL_NAME_WORDS:
@@ -2560,6 +2560,8 @@ class Gazetteer:
                 # "54 Soo 36", "5521 119 COUNTESS CLOSE")
                 return False
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
+        if all(_TIMES.match(t.text) for t in span):
+            return False  # "cabg x3", "bcx x2": a count, no name or id
         if category in ("LOCATION", "ORGANIZATION") and self._clinical_words_and_numbers(span):
             return False  # "trach collar 35" as a ward, "2330 RAPID RESPONSE" as a street
         if any(_LETTER_DIGIT.match(t.text) for t in span):
@@ -3458,6 +3460,7 @@ _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
 _GRAVIDA_PARA = re.compile(r"(?i)^g\d{1,2}\s*p\d{1,4}$")
+_TIMES = re.compile(r"(?i)^x\d{1,3}$")
 _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 # the forms of a date's token with letters and digits: an ordinal, a decade, a time, a
 # year with its apostrophe, or a month's name in it ("2nd", "1990s", "3pm", "0800h", "12-jan-2020")

@@ -249,6 +249,11 @@ WORDS_ID = "number_words"  # the value is the match's leading number words ("nin
 # "87342GH", "UCSF-20210930-567", "APL-876-98", "1234-5678", "#AB-987654"); the
 # cue words are trimmed off, the whole value kept
 ID_VALUE_ID = "id_value"
+# what follows an orthopaedic plate or a tag that is no licence plate's group ("plate x 6",
+# "plate 6 mm", "plate w/ 6 screws")
+_NOT_PLATE_WORDS = sorted(set("x w w/ mm cm in hole holes screw screws pin pins lbs kg mg ml cc".split()))
+# a value of letters and digit groups after a one-word cue and its "#" or ":" ("PLATE KLM 482")
+AFTER_CUE_ID = "after_cue"
 # a street after an address's cue: from its house number to its end
 STREET_VALUE_ID = "street_value"
 _ID_RUN_CUES = [
@@ -536,6 +541,15 @@ PHI_PATTERNS: List[Dict] = [
     # DEVICE serial and lot numbers
     _cue(["serial", "number"], [{"TEXT": {"REGEX": r"^[A-Za-z0-9]*\d[A-Za-z0-9]*$"}}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^[A-Za-z0-9]+$"}, "OP": "?"}], "DEVICE"),
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
+    # a licence plate written in two groups after its cue ("PT PLATE KLM 482", "plate # 7 XYZ")
+    *(
+        {"label": "VEHICLE", "id": AFTER_CUE_ID, "pattern": [{"LOWER": {"IN": ["plate", "plates", "tag"]}}, {"TEXT": {"IN": ["#", ":"]}, "OP": "?"}, *groups]}
+        for groups in (
+            [{"TEXT": {"REGEX": r"(?i)^[a-z]{2,4}$"}, "IS_STOP": False, "LOWER": {"NOT_IN": _NOT_PLATE_WORDS}},
+             {"TEXT": {"REGEX": r"(?i)^\d{1,4}[a-z]{0,2}$"}, "LOWER": {"NOT_IN": _NOT_PLATE_WORDS}}],
+            [{"TEXT": {"REGEX": r"(?i)^\d{1,4}$"}}, {"TEXT": {"REGEX": r"(?i)^[a-z]{2,4}\d{0,3}$"}, "IS_STOP": False, "LOWER": {"NOT_IN": _NOT_PLATE_WORDS}}],
+        )
+    ),
     # a vaccine's or a device's lot after "lot" alone: letters and digits ("lot 3J92K", "lot: Y7731")
     _cue(["lot"], [{"TEXT": {"REGEX": r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9]{4,}$|^\d{5,}$"}}], "DEVICE"),
     # ZIP after a state abbreviation or name
@@ -756,6 +770,11 @@ def trim_to_value(span: Span) -> Span:
     if span.id_ == STREET_VALUE_ID:  # "Residence: 4 Chestnut Ct": from the house number on
         start = next(t.i for t in span if any(c.isdigit() for c in t.text))
         return Span(span.doc, start, span.end, label=span.label_, span_id=span.id_)
+    if span.id_ == AFTER_CUE_ID:  # "PLATE KLM 482": the cue and its "#" off
+        start = span.start + 1
+        while start < span.end - 1 and span.doc[start].text in {"#", ":"}:
+            start += 1
+        return Span(span.doc, start, span.end, label=span.label_, span_id=span.id_)
     if span.id_ == ID_VALUE_ID:  # cue words off, the whole value kept ("12345-JS")
         start, end = span.start, span.end
         doc = span.doc
@@ -796,7 +815,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = [s for s in spans if s.id_ != CUED_PHONE_ID or (
         sum(c.isdigit() for c in s.text) >= 7 and not any(o.start < s.end and s.start < o.end for o in shaped))]
     chosen = [
-        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, STREET_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
+        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, AFTER_CUE_ID, STREET_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
         for s in filter_spans(spans)
     ]
     chosen = [s for s in chosen if s.label_ != "DATE" or not secondary_to(s)]
