@@ -170,6 +170,9 @@ def test_surnames_coordinated_with_a_word_no_list_has_in_mixed_case_text(nlp):
         ("PT EARL WASHBURN FOUND SEATED, DIAPHORETIC", [("EARL WASHBURN", "NAME")]),
         ("Lives in Waco (Ray Dupree owns it).", [("Waco", "CITY"), ("Ray Dupree", "NAME")]),
         ("pt summer delacroix, 41 f, manic", [("summer delacroix", "NAME")]),
+        # a clinical term a surname list has too is no name after a weak cue; an eponym without
+        # its hyphen is none either
+        ("PLACEMENT CONFIRMED BY KUB. SAH HUNT HESS 3", []),
         # a first name taken alone goes on over a surname that is an ordinary word where the name ends
         ("immunization administration\nella-mae tucker, 4 y/o", [("ella-mae tucker", "NAME")]),
         # a modal before a typo, a first name before a dictionary's word or a drug: no name
@@ -357,6 +360,10 @@ def _with_ents(nlp, text, ents):
         ("LIVES AT 2330 PINE ST WITH WIFE", ("2330 PINE ST", "STREET"), True),
         # a count is no name
         ("came for cabg x3, pod 2", ("x3", "DOCTOR"), False),
+        # a kind of nurse before a credential, an eponym without its hyphen, a dose's number
+        ("REPORT GIVEN TO CHARGE RN KELLY.", ("CHARGE", "DOCTOR"), False),
+        ("PT 49 F, SAH HUNT HESS 3, FISHER 3", ("HUNT HESS", "PATIENT"), False),
+        ("0500 K 3.2, 40 MEQ KCL VIA NGT.", ("40 MEQ KCL", "STREET"), False),
     ],
 )
 def test_ner_entities_that_cannot_be_phi_by_their_form_are_dropped(nlp, text, ent, kept):

@@ -321,6 +321,8 @@ def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
         # a licence plate in two groups after its cue; not an orthopaedic plate's holes or screws
         ("PT PLATE KLM 482. plate # 7 XYZ", [("KLM 482", "VEHICLE"), ("7 XYZ", "VEHICLE")]),
         ("plate of 4 mm, 7 hole plate w 6 screws, plate 6 mm", []),
+        # a dose is no house number ("via" is a street suffix too)
+        ("K 3.2, 40 MEQ KCL VIA NGT. lives at 40 main st", [("40 main st", "STREET")]),
         # shortened weekdays where no other word is
         ("tx to floor Tues, trach/peg thurs, mon q4h", [("Tues", "DATE"), ("thurs", "DATE")]),
     ],

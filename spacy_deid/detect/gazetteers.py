@@ -1059,6 +1059,10 @@ class Gazetteer:
             if not (self._name_token(doc, i) or role_name or (titled_unknown and self._unknown_word(doc, i))):
                 i += 1
                 continue
+            if self.clinical_term(doc[i].lower_) and "key:first_names" not in self.tags(doc[i].lower_) \
+                    and not after_personal_title(doc, i):
+                i += 1  # "PLACEMENT CONFIRMED BY KUB": a clinical term that a surname list has too
+                continue
             if self.modal_before_verb(doc, i) and not after_personal_title(doc, i):
                 # "daughter will bring specimen", "SW WILL ARRANGE CAB", "WILL F/U W/ PCP": a
                 # modal verb, after a role word too ("dr will aware" stays a name)
@@ -1114,7 +1118,9 @@ class Gazetteer:
                     while start > max(i - 2, 0) and self._unknown_word(doc, start - 1) and "\n" not in doc[start - 1].whitespace_:
                         start -= 1
                 j = self._extend_name(doc, i, j, mixed_case)
-                (titled_out if titled else out).append(Span(doc, start, j, label=NAME))
+                if "-".join(doc[k].lower_ for k in range(start, j) if doc[k].is_alpha) not in _HYPHENATED_EPONYMS:
+                    # ("SAH HUNT HESS 3": an eponym written without its hyphen)
+                    (titled_out if titled else out).append(Span(doc, start, j, label=NAME))
             i = j
         titled_out = [self._surname_after(doc, self._hyphen_partners(doc, sp)) for sp in titled_out]
         out = [self._hyphen_partners(doc, sp) for sp in out]
@@ -2562,6 +2568,15 @@ class Gazetteer:
             return any(c.isdigit() for c in span.text) or any(t.lower_.rstrip(".") in _CALENDAR_FORMS for t in span)
         if all(_TIMES.match(t.text) for t in span):
             return False  # "cabg x3", "bcx x2": a count, no name or id
+        if category != "NAME" and any(
+            t.like_num and t.i + 1 < span.end and doc[t.i + 1].lower_ in _MEASURE_UNITS for t in span
+        ):
+            return False  # "40 MEQ KCL VIA" as a street: a dose
+        if category == "NAME" and len(span) == 1 and span[0].lower_ in _NURSE_KINDS and span.end < len(doc) \
+                and doc[span.end].lower_.rstrip(".") in CREDENTIALS:
+            return False  # "REPORT GIVEN TO CHARGE RN KELLY": the kind of nurse, no name
+        if category == "NAME" and "-".join(t.lower_ for t in span if t.is_alpha) in _HYPHENATED_EPONYMS:
+            return False  # "SAH HUNT HESS 3": an eponym written without its hyphen
         if category in ("LOCATION", "ORGANIZATION") and self._clinical_words_and_numbers(span):
             return False  # "trach collar 35" as a ward, "2330 RAPID RESPONSE" as a street
         if any(_LETTER_DIGIT.match(t.text) for t in span):
@@ -3460,6 +3475,8 @@ _SUTURE_SIZE = re.compile(r"(?<![\d/.])\d{1,2}\s*-\s*0(?![\d/.])")
 _FORM_CHECKED = frozenset({"NAME", "LOCATION", "ORGANIZATION", "DATE"})
 _ENTITY_NOISE = re.compile(r"[?!=<>{}|\[\]]")
 _GRAVIDA_PARA = re.compile(r"(?i)^g\d{1,2}\s*p\d{1,4}$")
+# the kinds of nurse and clinician a note writes before a credential ("charge rn", "float RN")
+_NURSE_KINDS = frozenset("charge primary float resource travel traveler agency covering night day evening oncoming bedside".split())
 _TIMES = re.compile(r"(?i)^x\d{1,3}$")
 _LETTER_DIGIT = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9._-]+$")
 # the forms of a date's token with letters and digits: an ordinal, a decade, a time, a

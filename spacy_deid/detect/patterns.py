@@ -808,6 +808,9 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
                                       and s.doc[s.end].lower_ in _RATIO_WORDS)]
     spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and after_joined_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
+    # a dose is no house number ("40 MEQ KCL VIA NGT": "via" is a street's suffix too)
+    spans = [s for s in spans if s.label_ != "STREET" or not any(
+        t.like_num and t.i + 1 < s.end and s.doc[t.i + 1].lower_ in _UNIT_WORDS for t in s)]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
     # the digit groups after a phone cue, where no other shape was found ("617-555-0199 x45" keeps its extension)
