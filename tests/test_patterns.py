@@ -306,21 +306,25 @@ def test_post_office_boxes_and_doses_by_mouth(nlp, text, expected):
         ("SSN last 4 6620 verified", [("6620", "SSN")]),
         ("last four of SSN: 6620. ssn xxx-xx-1234", [("6620", "SSN"), ("xxx-xx-1234", "SSN")]),
         ("last 4 days, 1234 steps", []),
+        ("SSN ***-**-1234 on file; SSN (last 4): 6620", [("***-**-1234", "SSN"), ("6620", "SSN")]),
         # a lot number after "lot" alone
         ("DTaP 0.5 mL IM, lot 3J92K; lot: Y7731", [("3J92", "DEVICE"), ("Y7731", "DEVICE")]),
-        ("a lot of pain, lot 2", []),
+        ("a lot of pain, lot 2, improved a lot 24hrs later", []),
         # what a plan or chart dates, in capitals too ("D/C" is three tokens then)
         ("pt trached 11/2. ANTICIPATE D/C 6/4. soc 1/11, ortho f/u 12/3", [("11/2", "DATE"), ("6/4", "DATE"), ("1/11", "DATE"), ("12/3", "DATE")]),
         ("d/c 1/2 ns, PPM PLACEMENT 1/9", [("1/9", "DATE")]),
+        # a dose's fraction after a plan's word or a time is none
+        ("resume 1/2 dose. D/C 1/2 TAB. 0900 1/2 tab given. in 2015 3/4 grafts patent", []),
         ("ICU NSG NOTE 0700 10/21: PT", [("10/21", "DATE")]),
         # an abbreviated month alone after a month's cue; not "jan", "mar", "dec"
         ("(was 17 in Aug), since oct; in mar, every November", [("Aug", "DATE"), ("oct", "DATE"), ("November", "DATE")]),
         # a record's number after "#" in three groups or more, no phone number
         ("pcr # 2023-0809-0412. case # 21-2-04418-7 SEA", [("2023-0809-0412", "IDNUM"), ("21-2-04418-7", "IDNUM")]),
-        ("call # 617-555-0142, room # 12-3", [("617-555-0142", "PHONE")]),
+        ("call # 617-555-0142, room # 12-3, fx ribs # 4-5-6", [("617-555-0142", "PHONE")]),
+        ("call # 1-617-555-0142", [("1-617-555-0142", "PHONE")]),
         # a licence plate in two groups after its cue; not an orthopaedic plate's holes or screws
-        ("PT PLATE KLM 482. plate # 7 XYZ", [("KLM 482", "VEHICLE"), ("7 XYZ", "VEHICLE")]),
-        ("plate of 4 mm, 7 hole plate w 6 screws, plate 6 mm", []),
+        ("PT PLATE KLM 482. license plate # 7 XYZ", [("KLM 482", "VEHICLE"), ("7 XYZ", "VEHICLE")]),
+        ("plate of 4 mm, 7 hole plate w 6 screws, plate 6 mm, ORIF with plate 2 yrs ago, skin tag left 2 cm", []),
         # a dose is no house number ("via" is a street suffix too)
         ("K 3.2, 40 MEQ KCL VIA NGT. lives at 40 main st", [("40 main st", "STREET")]),
         # shortened weekdays where no other word is

@@ -990,9 +990,10 @@ class Gazetteer:
         if t.lower_ in _VERB_FIRST_NAMES or (i > 0 and (doc[i - 1].lower_ == "to" or doc[i - 1].lower_ in _MODALS)):
             return False  # a verb before its object ("ok to page tauski at", "PAGE BARSTAD")
         nxt = doc[i + 1]
-        if len(nxt.text) < 3 or not nxt.is_alpha or get_string_id(nxt.lower_) in dictionary_words():
+        if len(nxt.text) < 3 or not nxt.is_alpha:
             return False
-        return not mixed_case or (t.is_title and nxt.is_title) or (t.is_upper and nxt.is_upper and len(t.text) > 3)
+        # (in single-case text a misspelling after such a word is as likely: "pt max assit x2")
+        return mixed_case and t.is_title and nxt.is_title
 
     def _word_prefix(self, doc: Doc, i: int) -> bool:
         """``doc[i]`` is joined by a hyphen to an ordinary word after it that no list names
@@ -1060,9 +1061,9 @@ class Gazetteer:
                 i += 1
                 continue
             if self.clinical_term(doc[i].lower_) and "key:first_names" not in self.tags(doc[i].lower_) \
-                    and not after_personal_title(doc, i):
-                i += 1  # "PLACEMENT CONFIRMED BY KUB": a clinical term that a surname list has too
-                continue
+                    and (not titled or doc[_prev_word(doc, i)].lower_.rstrip(".") in CUE_UNIGRAMS):
+                i += 1  # "PLACEMENT CONFIRMED BY KUB": a clinical term that a surname list has too, after
+                continue  # a weak cue or none ("RN FOLEY", "dr gleason" stay names)
             if self.modal_before_verb(doc, i) and not after_personal_title(doc, i):
                 # "daughter will bring specimen", "SW WILL ARRANGE CAB", "WILL F/U W/ PCP": a
                 # modal verb, after a role word too ("dr will aware" stays a name)
@@ -1889,7 +1890,8 @@ class Gazetteer:
             t = doc[k - 1]
             low = t.lower_
             if not t.is_alpha or t.is_stop or low in _GENERIC_FACILITY or low in _SIZE_ADJECTIVES \
-                    or low in NOT_HOSPITAL_NAME or self.clinical_term(low) or low in ROLES:
+                    or low in NOT_HOSPITAL_NAME or self.clinical_term(low) or low in ROLES \
+                    or _purpose_word(low):
                 break
             k -= 1
         if i - k < 2 or (k > 0 and doc[k - 1].lower_ in {"a", "an", "any", "another", "each", "every"}):
@@ -2569,9 +2571,10 @@ class Gazetteer:
         if all(_TIMES.match(t.text) for t in span):
             return False  # "cabg x3", "bcx x2": a count, no name or id
         if category != "NAME" and any(
-            t.like_num and t.i + 1 < span.end and doc[t.i + 1].lower_ in _MEASURE_UNITS for t in span
-        ):
-            return False  # "40 MEQ KCL VIA" as a street: a dose
+            t.like_num and t.i + 1 < span.end and doc[t.i + 1].lower_ in _MEASURE_UNITS and len(doc[t.i + 1]) > 1
+            for t in span
+        ) and not any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in span):
+            return False  # "40 MEQ KCL" as a street: a dose ("1800 G St NW" stays)
         if category == "NAME" and len(span) == 1 and span[0].lower_ in _NURSE_KINDS and span.end < len(doc) \
                 and doc[span.end].lower_.rstrip(".") in CREDENTIALS:
             return False  # "REPORT GIVEN TO CHARGE RN KELLY": the kind of nurse, no name

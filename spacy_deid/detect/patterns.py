@@ -113,9 +113,13 @@ _EVENT_CUES = [
     # a return visit, a birthday, a specimen sent on a day ("rtc 6/3", "birthday 12/3", "anti-gbm
     # sent 12/1")
     "rtc", "birthday", "bday", "anniversary", "sent",
-    # what a plan or a chart dates ("trached 11/2", "anticipate d/c 6/4", "soc 1/11" (home care's
-    # start of care), "ortho f/u 12/3", "ppm placement 1/9", "pickup resumes 6/2", "progress 8/2")
-    "trached", "d/c", "dc", "discharge", "soc", "f/u", "fu", "followup", "follow-up", "placement",
+    "trached",
+]
+# what a plan or a chart dates ("anticipate d/c 6/4", "soc 1/11" (home care's start of care),
+# "ortho f/u 12/3", "ppm placement 1/9", "pickup resumes 6/2", "progress 8/2"): a dose's fraction
+# follows them too ("resume 1/2 dose", "d/c 1/2 tab"), so not after them
+_PLAN_CUES = [
+    "d/c", "dc", "discharge", "soc", "f/u", "fu", "followup", "follow-up", "placement",
     "resumes", "resume", "anticipate", "anticipated", "expected", "planned", "progress",
 ]
 # of those, the nouns no score follows: after them a denominator of 10 is a day too ("last visit
@@ -134,6 +138,8 @@ _MD = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/{_DAY_NUM}$"}}
 # a month/day whose day is no pain score's denominator (x/10)
 MONTH_DAY_NOT_10 = rf"^{_MONTH_NUM}/(0?[1-9]|1[1-9]|2\d|3[01])$"
 _MD_NOT_10 = {"TEXT": {"REGEX": MONTH_DAY_NOT_10}}
+# ... and no fraction a dose is written with ("1/2", "3/4")
+_MD_NO_FRACTION = {"TEXT": {"REGEX": r"^(?!(1/2|1/3|2/3|1/4|3/4)$)" + MONTH_DAY_NOT_10[1:]}}
 # a phone number's last group, an extension glued on or not: "4567", "4567x45"
 _LAST4 = {"TEXT": {"REGEX": r"(?i)^\d{4}(x\d{1,5})?$"}}
 _EXT_TAILS: List[List[Dict]] = [
@@ -236,12 +242,14 @@ doses dose episodes tabs tab tablets puffs units u mg mcg g ml cc % am pm
 _MD_LATE = {"TEXT": {"REGEX": rf"^{_MONTH_NUM}/(1[3-9]|2\d|3[01])$"}}
 # units after a number
 _UNIT_WORDS = frozenset("mg mcg g gm kg ml cc l units u iu meq mmol mmhg bpm cal kcal mm cm min hr hrs".split())
+# of those, the units no street's first word is ("1800 G St", "12 Cal Ave")
+_DOSE_UNITS = _UNIT_WORDS - {"g", "l", "u", "cal", "min"}
 # words before or after a ratio of that form: "gcs 14/15", "1/15 nodes", "3/14 cores positive"
 _RATIO_WORDS = frozenset("""
 gcs apgar apgars score scores scale strength power grade of ratio x nodes node lymph cores core bottles
 bottle vials specimens samples blocks slides fragments positive negative tabs tablets doses cycles
 fractions sessions points pts items questions criteria correct errors ribs teeth beats tof twitches way
-ns nss saline
+ns nss saline tab dose hr hour cap caps amp pill pills
 """.split())
 LAST_ID = "last"  # the value is the match's last token
 WORDS_ID = "number_words"  # the value is the match's leading number words ("ninety-four" of "ninety-four year old")
@@ -251,7 +259,11 @@ WORDS_ID = "number_words"  # the value is the match's leading number words ("nin
 ID_VALUE_ID = "id_value"
 # what follows an orthopaedic plate or a tag that is no licence plate's group ("plate x 6",
 # "plate 6 mm", "plate w/ 6 screws")
-_NOT_PLATE_WORDS = sorted(set("x w w/ mm cm in hole holes screw screws pin pins lbs kg mg ml cc".split()))
+_NOT_PLATE_WORDS = sorted(set("""x w w/ mm cm in hole holes screw screws pin pins lbs kg mg ml cc y yr yrs wk wks mo mos d
+day days hr hrs left right rt lt lat med ant post""".split()))
+# a record's number in groups after "#" (checked in ``phi_ents_filter``: six digits or more, no
+# phone number with its country code)
+HASH_ID = "hash_number"
 # a value of letters and digit groups after a one-word cue and its "#" or ":" ("PLATE KLM 482")
 AFTER_CUE_ID = "after_cue"
 # a street after an address's cue: from its house number to its end
@@ -331,9 +343,10 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _PLAN_CUES}}, _MD_NO_FRACTION]},
     # the shorthands the tokenizer splits in capitals ("ANTICIPATE D/C 6/4", "F/U 12/3") and
     # "wed", which it reads as "we'd" ("f/u wed 9/11")
-    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["d", "f"]}}, {"TEXT": "/"}, {"LOWER": {"IN": ["c", "u"]}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["d", "f"]}}, {"TEXT": "/"}, {"LOWER": {"IN": ["c", "u"]}}, _MD_NO_FRACTION]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "we"}, {"LOWER": "d", "SPACY": True}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "as"}, {"LOWER": "of"}, _MD]},
     # a move to or from a unit on a day ("admitted to ccu 9/7", "transferred from micu 3/2")
@@ -344,7 +357,7 @@ PHI_PATTERNS: List[Dict] = [
     # the last bowel movement is dated, whatever its day ("last bm 10/10"; "pain after bm 6/10")
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": "last"}, {"LOWER": "bm"}, _MD]},
     # a note's time, then its day ("ICU NSG NOTE 0700 10/21")
-    {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"^[012]\d[0-5]\d$"}}, _MD_NOT_10]},
+    {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"^[012]\d[0-5]\d$"}}, _MD_NO_FRACTION]},
     # a shift, then the day it is on: "npn 7p-7a 4/5", "progress note 0700 - 1900 10/28" (the
     # day alone is the date; not a score: "4/10")
     {"label": "DATE", "id": "last", "pattern": [{"TEXT": {"REGEX": r"(?i)^\d{1,2}[ap]m?-\d{1,2}[ap]m?$"}}, _MD_NOT_10]},
@@ -460,7 +473,7 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "SSN", "id": LAST_ID, "pattern": [
         {"LOWER": {"IN": ["ssn", "ss#", "ssn#", "social", "ss"]}}, {"LOWER": "security", "OP": "?"},
         {"LOWER": {"IN": ["#", "number", "no", ":", "-", "(", ","]}, "OP": "*"}, {"LOWER": "last"},
-        {"LOWER": {"IN": ["4", "four"]}}, {"LOWER": {"IN": ["digits", "digit", ":", "#", "-", "is", "=", "of", "ssn"]}, "OP": "*"}, _D(4),
+        {"LOWER": {"IN": ["4", "four"]}}, {"LOWER": {"IN": ["digits", "digit", ":", "#", "-", "is", "=", "of", "ssn", ")", "):"]}, "OP": "*"}, _D(4),
     ]},
     {"label": "SSN", "id": LAST_ID, "pattern": [
         {"LOWER": "last"}, {"LOWER": {"IN": ["4", "four"]}}, {"LOWER": {"IN": ["digits", "digit"]}, "OP": "?"},
@@ -468,7 +481,9 @@ PHI_PATTERNS: List[Dict] = [
         {"LOWER": {"IN": ["number", "no", ":", "#", "-", "is", "="]}, "OP": "*"}, _D(4),
     ]},
     {"label": "SSN", "pattern": [{"TEXT": {"REGEX": r"(?i)^(xxx|\*\*\*)-?(xx|\*\*)-?\d{4}$"}}]},
-    {"label": "SSN", "pattern": [{"TEXT": {"REGEX": r"(?i)^(xxx|\*\*\*)$"}}, _HY, {"TEXT": {"REGEX": r"(?i)^(xx|\*\*)-\d{4}$"}}]},
+    {"label": "SSN", "pattern": [{"TEXT": {"REGEX": r"(?i)^xxx$"}}, _HY, {"TEXT": {"REGEX": r"(?i)^xx-\d{4}$"}}]},
+    # ("***-**-1234" is four tokens: "*", "*", "*", "-**-1234")
+    {"label": "SSN", "pattern": [{"TEXT": "*"}, {"TEXT": "*"}, {"TEXT": "*"}, {"TEXT": {"REGEX": r"^-\*\*-\d{4}$"}}]},
     # MRN / IDs after a cue word, in several formats
     {"label": "MRN", "id": "value", "pattern": [{"LOWER": {"IN": _ID_CUES}}, {"TEXT": {"IN": ["#", ":", "no", "No", "."]}, "OP": "*"}, {"TEXT": {"REGEX": r"^[A-Z]{0,3}\d[\d\-]{3,}$"}}]},
     {"label": "MRN", "id": "value", "pattern": [{"LOWER": {"IN": _ID_CUES}}, {"TEXT": {"IN": ["#", ":"]}, "OP": "*"}, {"TEXT": {"REGEX": r"^\d{2,3}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{2,4}$"}}, _HY, {"TEXT": {"REGEX": r"^\d{2,4}$"}}]},
@@ -498,7 +513,7 @@ PHI_PATTERNS: List[Dict] = [
     # a record's number after "#", three groups or more that are no phone number ("pcr #
     # 2023-0809-0412", "case # 21-2-04418-7")
     *(
-        {"label": "IDNUM", "id": "value", "pattern": [{"TEXT": "#"}, first, _HY, {"TEXT": {"REGEX": r"^\d{1,8}$"}}, _HY, last,
+        {"label": "IDNUM", "id": HASH_ID, "pattern": [{"TEXT": "#"}, first, _HY, {"TEXT": {"REGEX": r"^\d{1,8}$"}}, _HY, last,
                                                       {"TEXT": "-", "OP": "?"}, {"TEXT": {"REGEX": r"^\d{1,8}$"}, "OP": "?"}]}
         for first, last in (
             ({"TEXT": {"REGEX": r"^(\d{1,2}|\d{4,8})$"}}, {"TEXT": {"REGEX": r"^\d{1,8}$"}}),
@@ -543,7 +558,9 @@ PHI_PATTERNS: List[Dict] = [
     _cue(["lot", "number"], [_VALUE], "DEVICE"),
     # a licence plate written in two groups after its cue ("PT PLATE KLM 482", "plate # 7 XYZ")
     *(
-        {"label": "VEHICLE", "id": AFTER_CUE_ID, "pattern": [{"LOWER": {"IN": ["plate", "plates", "tag"]}}, {"TEXT": {"IN": ["#", ":"]}, "OP": "?"}, *groups]}
+        {"label": "VEHICLE", "id": AFTER_CUE_ID, "pattern": [
+            {"LOWER": {"IN": ["license", "licence", "lic", "lic.", "vehicle", "car", "truck", "auto", "pt", "pt's", "patient's", "his", "her", "their"]}},
+            {"LOWER": {"IN": ["plate", "plates", "tag"]}}, {"TEXT": {"IN": ["#", ":"]}, "OP": "?"}, *groups]}
         for groups in (
             [{"TEXT": {"REGEX": r"(?i)^[a-z]{2,4}$"}, "IS_STOP": False, "LOWER": {"NOT_IN": _NOT_PLATE_WORDS}},
              {"TEXT": {"REGEX": r"(?i)^\d{1,4}[a-z]{0,2}$"}, "LOWER": {"NOT_IN": _NOT_PLATE_WORDS}}],
@@ -770,9 +787,9 @@ def trim_to_value(span: Span) -> Span:
     if span.id_ == STREET_VALUE_ID:  # "Residence: 4 Chestnut Ct": from the house number on
         start = next(t.i for t in span if any(c.isdigit() for c in t.text))
         return Span(span.doc, start, span.end, label=span.label_, span_id=span.id_)
-    if span.id_ == AFTER_CUE_ID:  # "PLATE KLM 482": the cue and its "#" off
+    if span.id_ == AFTER_CUE_ID:  # "PT PLATE KLM 482": the cue and its "#" off
         start = span.start + 1
-        while start < span.end - 1 and span.doc[start].text in {"#", ":"}:
+        while start < span.end - 1 and span.doc[start].lower_ in {"#", ":", "plate", "plates", "tag"}:
             start += 1
         return Span(span.doc, start, span.end, label=span.label_, span_id=span.id_)
     if span.id_ == ID_VALUE_ID:  # cue words off, the whole value kept ("12345-JS")
@@ -808,9 +825,15 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
                                       and s.doc[s.end].lower_ in _RATIO_WORDS)]
     spans = [s for s in spans if s.label_ != "DATE" or not any("/" in t.text and after_joined_number(s.doc, t.i) for t in s)]
     spans = [s for s in spans if s.id_ != SPACED_PHONE_ID or _spaced_phone_ok(s)]
-    # a dose is no house number ("40 MEQ KCL VIA NGT": "via" is a street's suffix too)
+    # a dose is no house number ("40 MEQ KCL VIA NGT": "via" is a street's suffix too; "1800 G St",
+    # "12 Cal Ave" are streets)
     spans = [s for s in spans if s.label_ != "STREET" or not any(
-        t.like_num and t.i + 1 < s.end and s.doc[t.i + 1].lower_ in _UNIT_WORDS for t in s)]
+        t.like_num and t.i + 1 < s.end and s.doc[t.i + 1].lower_ in _DOSE_UNITS for t in s)]
+    # "improved a lot 24hrs later": no lot number
+    spans = [s for s in spans if not (s.label_ == "DEVICE" and s.start >= 1 and s[0].lower_ == "lot"
+                                      and s.doc[s.start - 1].lower_ in {"a", "quite", "whole"})]
+    spans = [s for s in spans if s.id_ != HASH_ID or (
+        sum(c.isdigit() for c in s.text) >= 6 and not re.search(r"#\s*1\s*-\s*\d{3}\s*-\s*\d{3}", s.text))]
     others = [s for s in spans if s.id_ != LOOSE_PHONE_ID]
     spans = others + [s for s in spans if s.id_ == LOOSE_PHONE_ID and _loose_phone_ok(s, others)]
     # the digit groups after a phone cue, where no other shape was found ("617-555-0199 x45" keeps its extension)
@@ -818,7 +841,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     spans = [s for s in spans if s.id_ != CUED_PHONE_ID or (
         sum(c.isdigit() for c in s.text) >= 7 and not any(o.start < s.end and s.start < o.end for o in shaped))]
     chosen = [
-        trim_to_value(s) if s.id_ in (VALUE_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, AFTER_CUE_ID, STREET_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
+        trim_to_value(s) if s.id_ in (VALUE_ID, HASH_ID, MONTH_ID, LAST_ID, ID_VALUE_ID, AFTER_CUE_ID, STREET_VALUE_ID, WORDS_ID, MD_HYPHEN_ID, CUED_PHONE_ID) else s
         for s in filter_spans(spans)
     ]
     chosen = [s for s in chosen if s.label_ != "DATE" or not secondary_to(s)]
