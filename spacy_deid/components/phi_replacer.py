@@ -253,7 +253,7 @@ class PhiReplacer(Pipe):
             w = span.start - 1
             if w >= 1 and doc[w].text == ",":
                 w -= 1
-            if w >= 1 and doc[w].lower_ == "d" and doc[w - 1].lower_ == "we" and not doc[w - 1].whitespace_:
+            if w >= 1 and doc[w].lower_ == "d" and _glued_wed(doc, w - 1):
                 w -= 1  # "Wed", which the tokenizer reads as "we'd"
             if category == "DATE" and w >= 0 and w not in taken and _dated_weekday(doc, w) \
                     and any(c.isdigit() for c in span.text):
@@ -604,13 +604,18 @@ _DATED_WEEKDAYS = frozenset(_WEEKDAYS) - {"sat", "sun"}
 _SATURATION_BEFORE = frozenset("o2 spo2 pulse ox sao2 svo2 the in %".split())
 
 
+def _glued_wed(doc: Doc, w: int) -> bool:
+    """``doc[w]`` is the "We" of "Wed", which the tokenizer splits as "we'd" ("We" "d")."""
+    return doc[w].lower_ == "we" and w + 1 < len(doc) and doc[w + 1].lower_ == "d" and not doc[w].whitespace_
+
+
 def _dated_weekday(doc: Doc, w: int) -> bool:
     """``doc[w]`` is a weekday that goes with the date after it: "thurs 10/8", "SUN 8/11" and
     "sat 3/9" unless a saturation's word comes first; "Wed" ("We" "d" for the tokenizer)."""
     low = doc[w].lower_.rstrip(".")
     if low in _DATED_WEEKDAYS:
         return True
-    if low == "we" and w + 1 < len(doc) and doc[w + 1].lower_ == "d" and not doc[w].whitespace_:
+    if _glued_wed(doc, w):
         return True
     return low in ("sat", "sun") and not (w > 0 and doc[w - 1].lower_ in _SATURATION_BEFORE)
 
