@@ -1955,11 +1955,15 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("SOCIAL: WIFE GLORIA, 60, AT BEDSIDE", [("GLORIA", "PATIENT")], []),
         ("SOCIAL: WIFE MAY (92) IN TO VISIT", [("MAY", "PATIENT")], [("92", "AGE")]),
         ("SOCIAL: WIFE MAY (92 BEDS) IN TO VISIT", [("MAY", "PATIENT")], []),
+        # an extension after a person and a spaced "x"; not a count
+        ("CASE MGR ELLIE X 7718.", [("ELLIE", "DOCTOR")], [("X 7718", "PHONE")]),
+        ("wife jane x 2 visits. dr lee x 3 days", [("jane", "PATIENT"), ("lee", "DOCTOR")], []),
+        ("dr lee x 2000 units", [("lee", "DOCTOR")], []),
     ],
 )
 def test_dates_and_ages_beside_people(nlp, text, ents, expected):
     doc = _with_ents(nlp, text, ents)
-    assert [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ in ("DATE", "AGE")] == expected
+    assert [(s.text, s.label_) for s in doc.spans["phi_gazetteer"] if s.label_ in ("DATE", "AGE", "PHONE")] == expected
 
 
 @pytest.mark.parametrize(
@@ -2003,7 +2007,7 @@ def test_a_ner_name_with_an_apostrophe_is_kept(nlp):
         ("FROM HOME VIA LIFEGUARD AMBULANCE FOR ALTERED MS", [("LIFEGUARD AMBULANCE", "ORG")]),
         ("home infusion via option care, set up", [("option care", "ORG")]),
         ("d/c home via private car. via wound care. via palliative care. via ems.", []),
-        ("transport via life flight network, eta 30", [("life flight", "ORG")]),
+        ("transport via life flight network, eta 30", [("life flight network", "ORG")]),
         ("arrived via helicopter flight. via private ambulance.", []),
         # a church's field, a home named with "nursing and rehab"
         ("church: first lutheran, pastor visits", [("first lutheran", "ORG")]),
@@ -2108,3 +2112,60 @@ def test_an_apostrophe_word_counts_in_names_only(nlp):
 )
 def test_a_town_after_a_place_found(nlp, text, expected):
     assert found(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a practice's own words before its specialty: letterhead, header dash, signature, referral
+        ("Cape Fear Valley Hematology & Oncology\n1638 Owen Dr", [("Cape Fear Valley Hematology & Oncology", "ORG")]),
+        ("derm f/u 6/30 - coastal dermatology\nned is 72", [("coastal dermatology", "ORG")]),
+        ("PRESCRIBER: M. KESSLER, DO, BLUEGRASS NEUROLOGY\nNOTE: SEEN", [("BLUEGRASS NEUROLOGY", "ORG")]),
+        ("referred to riverbend pediatrics for well visits", [("riverbend pediatrics", "ORG")]),
+        # a kind of practice names none
+        ("referred to pediatric pulmonology. seen by outside neurology. f/u w/ interventional cardiology.", []),
+        ("Dermatology Clinic Note\nconsult to neurology, from rheumatology", []),
+    ],
+)
+def test_practices_named_before_their_specialty(nlp, text, expected):
+    for variant, want in zip(variants(text), (expected, [(t.upper(), l) for t, l in expected], [(t.lower(), l) for t, l in expected])):
+        assert [sp for sp in found(nlp, variant) if sp[1] == "ORG"] == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an organisation of ordinary words after a word that refers, enrols, insures or carries
+        ("REFER TO NEW LIFE RECOVERY IOP 3X/WK", [("NEW LIFE RECOVERY", "ORG")]),
+        ("workers comp carrier great plains indemnity claim wc-77120934", [("great plains indemnity", "ORG")]),
+        ("secondary silver shield supplemental id ss7740218a", [("silver shield supplemental", "ORG")]),
+        ("resettled by open arms refugee services, caseworker present", [("open arms refugee services", "ORG")]),
+        # a kind of service, school or care names none
+        ("referred to physical therapy services. via home health agency. through social work services.", []),
+        ("refer to addiction recovery services. enrolled in cardiac rehab program. attends high school.", []),
+    ],
+)
+def test_organisations_after_referral_words(nlp, text, expected):
+    for variant, want in zip(variants(text), (expected, [(t.upper(), l) for t, l in expected], [(t.lower(), l) for t, l in expected])):
+        assert [sp for sp in found(nlp, variant) if sp[1] == "ORG"] == want, variant
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a sign-off after the note's last sentence; initials and credential last in the note
+        ("HUSBAND HOME W/ KIDS. NKDA. MJ", [("MJ", "NAME")]),
+        ("trauma chief aware. lm rn", [("lm", "NAME")]),
+        # a clinical word last is none
+        ("plan to continue abx. prn", []),
+        ("will cont to monitor. amb", []),
+        # a grandchild's abbreviation is a role word before a name
+        ("son-in-law and granddtr sierra visited", [("sierra", "NAME")]),
+    ],
+)
+def test_sign_offs_last_in_a_note(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected
+
+
+def test_a_finding_of_a_test_is_no_practice(nlp):
+    assert found(nlp, "History of bladder tumor with abnormal cytology and erythema.") == []

@@ -827,7 +827,9 @@ class PhiGazetteer(Pipe):
           10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
           that counts ("1/2 tab");
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
-          bedside", "wife may (92) in to visit")."""
+          bedside", "wife may (92) in to visit");
+        - an extension of three to five digits after a person and a spaced "x" ("CASE MGR ELLIE X
+          7718": the glued "x7718" is a pattern's)."""
         named = [
             sp for sp in [*doc.ents, *doc.spans[self.spans_key]]
             if category_of(sp.label_, self._label_map) in ("NAME", "ORGANIZATION")
@@ -849,6 +851,10 @@ class PhiGazetteer(Pipe):
                     and (doc[k + 2].text in ({",", ".", ")", ";"} if doc[k].text == "," else {")"})
                          or doc[k + 2].lower_ in {"yo", "y/o", "years", "yrs"}):
                 out.append(Span(doc, k + 1, k + 2, label="AGE"))  # ("wife may (92) in to visit")
+            elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].lower_ == "x" and k + 1 < n \
+                    and k + 1 not in taken and re.match(r"^\d{3,5}$", doc[k + 1].text) \
+                    and not (k + 2 < n and doc[k + 2].lower_ in _COUNTED_AFTER):
+                out.append(Span(doc, k, k + 2, label="PHONE"))
         return out
 
     def _nicknames(self, doc: Doc) -> List[Span]:

@@ -75,7 +75,8 @@ godmother godfather godson goddaughter stepmother stepfather
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
 guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
 law
-dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil
+dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil granddtr granddau gdau gson grandma grandpa
+stepdad stepmom stepsister stepbrother ex-wife ex-husband exwife exhusband
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 interpreter translator navigator poa hcpoa
 sponsor coordinator landlord landlady coworker co-worker boss mentor
@@ -309,6 +310,55 @@ _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|at
 
 # a specialty's name ("urology", "nephrology", "psychiatry", "pediatrics"): no one's name
 _SPECIALTY_WORD = re.compile(r"(ology|iatry|iatrics|pedics)$")
+# the last word of a practice's name: a specialty ("neurology", "pediatrics") or a dental or
+# eye practice's ("orthodontics", "retina", "midwifery")
+_PRACTICE_WORD = re.compile(r"^(\w+(ology|iatry|iatrics|pedics|dontics)|midwifery|chiropractic|optometry|retina|dentistry)$")
+# words a specialty's kind is told by, no practice's own name ("pediatric pulmonology",
+# "interventional cardiology", "outside neurology")
+_PRACTICE_MODIFIERS = frozenset("""
+interventional pediatric paediatric peds adult general internal family geriatric behavioral surgical medical clinical
+radiation nuclear invasive non-invasive noninvasive sports women's womens child children's infectious critical
+plastic reconstructive oral maxillofacial neuro outside local new prior previous private same other another our your
+his her their outpatient inpatient hospital university academic community consult consulting consultation
+comprehensive integrative functional cosmetic diagnostic medicine surgery care center centre clinic office dept
+department service services team fellow attending resident f/u follow followup follow-up seen see per by via
+pulmonary gi renal cardiac vascular thoracic colorectal gyn ob obgyn ent ortho urgent emergency primary
+""".split())
+# words before an organisation that takes someone on, insures or carries them
+_REFERRAL_CUES = frozenset("via thru through carrier payer payor payee insurer secondary coverage enrolled enroll "
+                           "resettled attends volunteers".split())
+_REFERRAL_BIGRAMS = frozenset(tuple(c.split()) for c in (
+    "referred to", "refer to", "referral to", "ref to", "refd to", "connect w/", "connect with", "connected with",
+    "connected w/", "resettled by", "member of", "retired from", "linked to", "linked with", "enrolled in",
+    "enrolled with", "comp carrier", "policy with", "insured by", "covered by", "sponsored by",
+))
+# the words an organisation's name ends with after such a word
+_REFERRAL_TAILS = frozenset("""
+services service partners mutual indemnity casualty assurance recovery action bank pantry kitchen ministries
+ministry charities charity coalition alliance collective network foundation fund program programs league club
+union shelter mission house inn hospice nursing co-op cooperative district court authority dept department
+office choice supplemental plan rx pharmacy medical orthotics dental respiratory transport transit medicab lines
+freight grocery diner cafe bistro coffee market foods mining masonry construction electric plumbing barbers salon
+spa center centre agency project society institute associates group academy school college elementary ymca
+""".split()) | COMPANY_WORDS
+# kinds of service, no organisation's own words ("refer to addiction recovery services")
+_SERVICE_KINDS = frozenset("""
+social work case management financial counseling support legal aid protective youth veterans victim crisis
+housing food meal meals transportation addiction substance treatment day respite visiting nurse home palliative
+spiritual pastoral patient disability vocational employment insurance mail order specialty assistance
+assisted living skilled long-term long term short-term adult child family senior elder outpatient intensive
+partial hospitalization free low-cost sliding scale local state federal public private medicaid medicare
+high middle junior grade charter boarding nursery sunday bible summer special regular alternative trade
+technical vocational online night evening weekend group individual new old same different another
+""".split())
+# cues before a practice's name in a sentence ("referred to coastal dermatology")
+_PRACTICE_CUES = frozenset("from at to @".split())
+# words of "-ology" that name a test's finding or a science, no practice ("abnormal cytology")
+_NOT_PRACTICES = frozenset("""
+cytology histology serology morphology etiology aetiology physiology pathophysiology technology methodology
+biology terminology symptomatology chronology ideology
+""".split())
+_PRACTICE_BIGRAMS = frozenset(tuple(c.split()) for c in ("referred by", "referral from", "seen at", "care at"))
 # cue before a hospital given by a short name or abbreviation
 TRANSFER_CUES = frozenset(
     tuple(c.split())
@@ -808,6 +858,11 @@ def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, 
     return start, end
 
 
+def _last_word(doc: Doc, i: int) -> bool:
+    """``doc[i]`` is the note's last word: only spaces and punctuation after it."""
+    return i < len(doc) and all(x.is_space or x.is_punct for x in doc[i + 1:])
+
+
 def _region_code(doc: Doc, k: int) -> bool:
     """``doc[k]`` is a region's code in an address: two or three letters (or one or two
     digits) after a comma,
@@ -1204,7 +1259,9 @@ class Gazetteer:
             or (mixed_case and doc[start].is_title and doc[end].is_title and doc[end].is_alpha)
         ):
             end += 1
-        if end < n and _INITIAL.match(doc[end].text) and doc[end].lower_ not in {"a", "i"}:
+        # (no "x" before a number: "case mgr ellie x 7718" gives an extension)
+        if end < n and _INITIAL.match(doc[end].text) and doc[end].lower_ not in {"a", "i"} \
+                and not (doc[end].lower_ == "x" and end + 1 < n and doc[end + 1].like_num):
             end += 1
             if end < n and doc[end].text == ".":
                 end += 1
@@ -3157,7 +3214,8 @@ class Gazetteer:
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
-            + self.congregations(doc, lowers) + self.regions(doc, lowers)
+            + self.congregations(doc, lowers) + self.regions(doc, lowers) + self.practices(doc, lowers)
+            + self.referred_orgs(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")
@@ -3178,6 +3236,98 @@ class Gazetteer:
             if extra:
                 spans = sorted(spans + extra, key=lambda sp: sp.start)
         return self._branch_towns(doc, spans)
+
+    def practices(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """ORG spans: a practice named by its own words before its specialty ("BLUEGRASS
+        NEUROLOGY", "coastal dermatology", "Cape Fear Valley Hematology & Oncology", "little
+        acorns pediatrics"), where notes name practices: first on a line (a letterhead, "derm
+        f/u 6/30 - coastal dermatology southport" after a header's dash), after a signature's
+        credential and comma ("K. ZIMMER, CMA, NORTHCOAST GASTROENTEROLOGY") or after a
+        referral's cue ("referred to", "from", "at"). One word at least is its own: no
+        clinical term, department, specialty or kind of practice ("pediatric pulmonology",
+        "outside neurology", "Dermatology Clinic Note" name none)."""
+        out: List[Span] = []
+        n = len(doc)
+        k = 0
+        while k < n:
+            if not _PRACTICE_WORD.search(lowers[k]) or not doc[k].is_alpha or lowers[k] in _NOT_PRACTICES:
+                k += 1
+                continue
+            end = k + 1
+            while end + 1 < n and lowers[end] in {"&", "and"} and _PRACTICE_WORD.search(lowers[end + 1]):
+                end += 2  # "hematology & oncology"
+            start = k
+            while start > 0 and k - start < 4 and "\n" not in doc[start - 1].whitespace_:
+                w = doc[start - 1]
+                if w.is_alpha and not w.is_stop and w.lower_ not in CALENDAR_WORDS and not is_role(w.lower_) \
+                        and w.lower_ not in CREDENTIALS and w.lower_ not in TITLES:
+                    start -= 1
+                elif w.text in {"&", "'s", "’s"} and start - 1 > 0 and doc[start - 2].is_alpha:
+                    start -= 1
+                else:
+                    break
+            own = [i for i in range(start, k) if doc[i].is_alpha and self._own_practice_word(lowers[i])]
+            if own:
+                start = min(own)  # the name starts with its own words ("gi f/u - valley rheumatology")
+                if self._practice_context(doc, start):
+                    out.append(Span(doc, start, end, label=ORG))
+            k = end
+        return out
+
+    def referred_orgs(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """ORG spans: an organisation of ordinary words after a word that refers, enrols,
+        insures or carries someone, up to a word of its kind ("REFER TO NEW LIFE RECOVERY IOP",
+        "WORKERS COMP CARRIER GREAT PLAINS INDEMNITY", "will connect w/ foodbank of
+        southeastern va", "secondary silver shield supplemental", "payee fairhaven rep payee
+        services"): two to five words, "of", "the", "&" and "and" inside, one word at least its
+        own (no clinical term, department or kind of service: "referred to physical therapy
+        services", "via home health agency", "through social work services" name none)."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(n):
+            low = lowers[i]
+            if not (low in _REFERRAL_CUES or i > 0 and (lowers[i - 1], low) in _REFERRAL_BIGRAMS):
+                continue
+            start = i + 1
+            while start < n and lowers[start] in {":", "-", "the", "in", "to", "with", "w/", "at"}:
+                start += 1
+            end, own = start, False
+            while end < n and end - start < 6 and "\n" not in doc[end - 1].whitespace_:
+                w = lowers[end]
+                if w in _INNER_ORG_WORDS and end > start:
+                    end += 1
+                    continue
+                if not (doc[end].is_alpha or "-" in w and w.replace("-", "").isalpha()) or doc[end].is_stop \
+                        or self.clinical_term(w) or w in CALENDAR_WORDS or is_role(w) or w in CREDENTIALS:
+                    break
+                if w in _REFERRAL_TAILS and end > start:
+                    while end + 1 < n and lowers[end + 1] in _REFERRAL_TAILS and "\n" not in doc[end].whitespace_:
+                        end += 1
+                    if own and lowers[end - 1] not in _INNER_ORG_WORDS:
+                        out.append(Span(doc, start, end + 1, label=ORG))
+                    break
+                own = own or self._own_practice_word(w) and w not in _GENERIC_FACILITY and w not in _SERVICE_KINDS
+                end += 1
+        return out
+
+    def _own_practice_word(self, low: str) -> bool:
+        return not (self.clinical_term(low) or low in DEPARTMENT_WORDS or _SPECIALTY.search(low)
+                    or low in _PRACTICE_MODIFIERS or low in _CLINIC_KIND_WORDS or low in HOSPITAL_WORDS
+                    or low in CREDENTIALS or low in CALENDAR_WORDS or is_role(low) or low in _VERB_SHORTHAND)
+
+    @staticmethod
+    def _practice_context(doc: Doc, start: int) -> bool:
+        """``doc[start]`` starts a line or a header's part after a dash, or comes after a
+        credential and its comma, or after a referral's cue."""
+        if start == 0 or "\n" in doc[start - 1].whitespace_ or "\n" in doc[start - 1].text:
+            return True
+        j = start - 1
+        if doc[j].text in {"-", "—", "–", "--", "(", ":"}:
+            return True  # "Dermatology Clinic Note — Sunbelt", "referred by bev oduya, pa (urgent care"
+        if doc[j].text == "," and j > 0 and doc[j - 1].lower_.rstrip(".") in CREDENTIALS:
+            return True
+        low = doc[j].lower_
+        return low in _PRACTICE_CUES or (j > 0 and (doc[j - 1].lower_, low) in _PRACTICE_BIGRAMS)
 
     def congregations(self, doc: Doc, lowers: List[str]) -> List[Span]:
         """ORG spans: a congregation named by a denomination after one to three words on its
@@ -3243,7 +3393,17 @@ class Gazetteer:
                 continue
             line_start = i == 0 or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i - 1].text \
                 or doc[i - 1].text in {"-", "--", "/"}
-            if line_start and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
+            # (or first in the note's last sentence, the credential last: "... aware. lm rn")
+            last = i > 0 and doc[i - 1].text in {".", ";"} and _last_word(doc, i + 1 + (i + 1 < n and doc[i + 1].text == ","))
+            if (line_start or last) and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
+                out.append(Span(doc, i, i + 1, label=NAME))
+                continue
+            # a note's sign-off alone after its last sentence: initials or a first name ("... pt
+            # 82, nkda. ally", "NKDA. MJ")
+            if i > 0 and doc[i - 1].text == "." and _last_word(doc, i) and (
+                self._unknown_word(doc, i) and not self._clinical_word(t.lower_)
+                or "key:first_names" in self.tags(t.lower_) and not self.clinical_term(t.lower_)
+            ):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
