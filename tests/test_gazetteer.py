@@ -2167,3 +2167,18 @@ def test_sign_offs_last_in_a_note(nlp, text, expected):
 
 def test_a_finding_of_a_test_is_no_practice(nlp):
     assert found(nlp, "History of bladder tumor with abnormal cytology and erythema.") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a small town of ordinary words after a word of place, "lives" or "home" too
+        ("wife called, lives in mill valley.", [("mill valley", "CITY")]),
+        ("HX COPD. LIVES FLOWERY BRANCH. WIFE AWARE", [("FLOWERY BRANCH", "CITY")]),
+        ("explored a cave near cave city, ky", [("cave city", "CITY"), ("ky", "STATE")]),
+        # without one, the words are words
+        ("good hope for recovery. mill valley sign. fountain city water", []),
+    ],
+)
+def test_towns_of_ordinary_words_after_a_word_of_place(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] in ("CITY", "STATE")] == expected

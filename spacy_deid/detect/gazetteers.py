@@ -1457,8 +1457,9 @@ class Gazetteer:
             if ambiguous and span.label_ != STATE and not self._location_context(doc, span) and not (
                 # a town of two ordinary words after "in", "from", "near", "to" ("owned salon in
                 # garden grove", "lives in broken arrow", "2 hr to rapid city"; one word needs more:
-                # "in mesa", "in bend")
-                len(span) >= 2 and span.start > 0 and doc[span.start - 1].lower_ in {"in", "from", "near", "to"}
+                # "in mesa", "in bend"), or after "lives" or "home" in a telegraphic note ("LIVES
+                # FLOWERY BRANCH", "home walnut creek, northgate area")
+                len(span) >= 2 and span.start > 0 and doc[span.start - 1].lower_ in {"in", "from", "near", "to", "lives", "home"}
                 # (not where a patient goes: "back to maple grove", "d/c to sunny hill" name a home)
                 and not (doc[span.start - 1].lower_ == "to" and span.start > 1
                          and (doc[span.start - 2].lower_, "to") in TRANSFER_CUES | {("back", "to"), ("return", "to"), ("returned", "to")})
