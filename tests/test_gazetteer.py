@@ -2139,6 +2139,12 @@ def test_practices_named_before_their_specialty(nlp, text, expected):
         ("workers comp carrier great plains indemnity claim wc-77120934", [("great plains indemnity", "ORG")]),
         ("secondary silver shield supplemental id ss7740218a", [("silver shield supplemental", "ORG")]),
         ("resettled by open arms refugee services, caseworker present", [("open arms refugee services", "ORG")]),
+        # a place of work after a trade or a word of work in the sentence
+        ("line cook, days on the dock at harbor freight lines, eats late", [("harbor freight lines", "ORG")]),
+        ("losing job at tidewater call center. mason w/ granite state masonry", [
+            ("tidewater call center", "ORG"), ("granite state masonry", "ORG")]),
+        ("former uranium miner with four corners mining, on reca", [("four corners mining", "ORG")]),
+        ("works for the city. works at the front desk. works full time at back office", []),
         # a kind of service, school or care names none
         ("referred to physical therapy services. via home health agency. through social work services.", []),
         ("refer to addiction recovery services. enrolled in cardiac rehab program. attends high school.", []),
@@ -2182,3 +2188,7 @@ def test_a_finding_of_a_test_is_no_practice(nlp):
 )
 def test_towns_of_ordinary_words_after_a_word_of_place(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] in ("CITY", "STATE")] == expected
+
+
+def test_a_patient_word_is_no_trade_before_a_workplace(nlp):
+    assert found(nlp, "a 14-year-old boy with multiple medical problems") == []

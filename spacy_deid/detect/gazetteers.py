@@ -337,15 +337,24 @@ _REFERRAL_TAILS = frozenset("""
 services service partners mutual indemnity casualty assurance recovery action bank pantry kitchen ministries
 ministry charities charity coalition alliance collective network foundation fund program programs league club
 union shelter mission house inn hospice nursing co-op cooperative district court authority dept department
-office choice supplemental plan rx pharmacy medical orthotics dental respiratory transport transit medicab lines
+office choice supplemental plan rx pharmacy orthotics dental respiratory transport transit medicab lines
 freight grocery diner cafe bistro coffee market foods mining masonry construction electric plumbing barbers salon
 spa center centre agency project society institute associates group academy school college elementary ymca
 """.split()) | COMPANY_WORDS
+# spaCy's stop words that are words of a name ("tidewater call center", "four corners mining",
+# "third wave coffee", "first united methodist")
+_CONTENT_STOP_WORDS = frozenset("""
+call first third four five six eight nine ten twelve fifteen twenty forty fifty hundred front back top full side
+bottom whole
+""".split())
+# words before a place of work after a trade or a word of work ("cashier at", "mason w/")
+_WORKPLACE_CUES = frozenset("at @ w/ with for from".split())
+_WORK_TIMES = frozenset("shift shifts days nights weekends dock laid fired retired owns owned".split())
 # kinds of service, no organisation's own words ("refer to addiction recovery services")
 _SERVICE_KINDS = frozenset("""
 social work case management financial counseling support legal aid protective youth veterans victim crisis
 housing food meal meals transportation addiction substance treatment day respite visiting nurse home palliative
-spiritual pastoral patient disability vocational employment insurance mail order specialty assistance
+spiritual pastoral patient disability vocational employment insurance mail order specialty assistance nurse nurses
 assisted living skilled long-term long term short-term adult child family senior elder outpatient intensive
 partial hospitalization free low-cost sliding scale local state federal public private medicaid medicare
 high middle junior grade charter boarding nursery sunday bible summer special regular alternative trade
@@ -633,7 +642,7 @@ def trade_words() -> FrozenSet[str]:
 # trades of manual and service work that Faker's (professional) job titles lack ("line cook
 # at olive garden", "mail carrier for usps", "cashier at market basket")
 _MANUAL_TRADES = frozenset("""
-cook cooks chef carrier cashier aide aides mechanic janitor custodian waiter waitress bartender dishwasher
+cook cooks chef carrier cashier aide aides mechanic janitor custodian waiter waitress bartender dishwasher mason
 housekeeper landscaper roofer plumber carpenter electrician welder mover courier cabbie barber hairdresser
 nanny babysitter guard laborer labourer fisherman farmer server bagger stocker busboy machinist
 mailman postman student freshman sophomore miner logger lineman longshoreman steelworker
@@ -3287,7 +3296,8 @@ class Gazetteer:
         n = len(doc)
         for i in range(n):
             low = lowers[i]
-            if not (low in _REFERRAL_CUES or i > 0 and (lowers[i - 1], low) in _REFERRAL_BIGRAMS):
+            if not (low in _REFERRAL_CUES or i > 0 and (lowers[i - 1], low) in _REFERRAL_BIGRAMS
+                    or low in _WORKPLACE_CUES and self._work_before(doc, lowers, i)):
                 continue
             start = i + 1
             while start < n and lowers[start] in {":", "-", "the", "in", "to", "with", "w/", "at"}:
@@ -3298,7 +3308,8 @@ class Gazetteer:
                 if w in _INNER_ORG_WORDS and end > start:
                     end += 1
                     continue
-                if not (doc[end].is_alpha or "-" in w and w.replace("-", "").isalpha()) or doc[end].is_stop \
+                if not (doc[end].is_alpha or "-" in w and w.replace("-", "").isalpha()) \
+                        or doc[end].is_stop and w not in _CONTENT_STOP_WORDS \
                         or self.clinical_term(w) or w in CALENDAR_WORDS or is_role(w) or w in CREDENTIALS:
                     break
                 if w in _REFERRAL_TAILS and end > start:
@@ -3310,6 +3321,18 @@ class Gazetteer:
                 own = own or self._own_practice_word(w) and w not in _GENERIC_FACILITY and w not in _SERVICE_KINDS
                 end += 1
         return out
+
+    @staticmethod
+    def _work_before(doc: Doc, lowers: List[str], i: int) -> bool:
+        """A trade or a word of work in the five words before ``doc[i]``, in its sentence
+        ("days on the dock at", "losing job at", "apprentice electrician w/", "laid off from")."""
+        for k in range(i - 1, max(i - 6, -1), -1):
+            if doc[k].text in {".", ";", "\n"} or "\n" in doc[k].whitespace_:
+                return False
+            if lowers[k] in _WORK_BEFORE_EMPLOYER or lowers[k] in _WORK_TIMES \
+                    or lowers[k] in trade_words() and lowers[k] not in PATIENT_WORDS:  # ("boy with multiple ...")
+                return True
+        return False
 
     def _own_practice_word(self, low: str) -> bool:
         return not (self.clinical_term(low) or low in DEPARTMENT_WORDS or _SPECIALTY.search(low)
