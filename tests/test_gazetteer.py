@@ -2125,6 +2125,7 @@ def test_a_town_after_a_place_found(nlp, text, expected):
         # a kind of practice names none
         ("referred to pediatric pulmonology. seen by outside neurology. f/u w/ interventional cardiology.", []),
         ("Dermatology Clinic Note\nconsult to neurology, from rheumatology", []),
+        ("C-L Psychiatry\nRecommendations: Await pathology. seen at mayo clinic hematology 4/4", []),
     ],
 )
 def test_practices_named_before_their_specialty(nlp, text, expected):
@@ -2145,6 +2146,7 @@ def test_practices_named_before_their_specialty(nlp, text, expected):
             ("tidewater call center", "ORG"), ("granite state masonry", "ORG")]),
         ("former uranium miner with four corners mining, on reca", [("four corners mining", "ORG")]),
         ("works for the city. works at the front desk. works full time at back office", []),
+        ("school nurse ms. pruitt asked for updated action plan. referral to coordinated specialty care program", []),
         # a kind of service, school or care names none
         ("referred to physical therapy services. via home health agency. through social work services.", []),
         ("refer to addiction recovery services. enrolled in cardiac rehab program. attends high school.", []),
@@ -2192,3 +2194,22 @@ def test_towns_of_ordinary_words_after_a_word_of_place(nlp, text, expected):
 
 def test_a_patient_word_is_no_trade_before_a_workplace(nlp):
     assert found(nlp, "a 14-year-old boy with multiple medical problems") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a closing word and its comma, an em dash: a sign-off last in the note
+        ("mom can be reached at home.\nthanks, hb", [("hb", "NAME")]),
+        ("call back if no better 48 h. — kt", [("kt", "NAME")]),
+        # a lane in single-case text after "on"
+        ("rx sent to pharmacy on siegen ln. call back", [("siegen ln", "STREET")]),
+    ],
+)
+def test_closings_and_lanes(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] in ("NAME", "STREET")] == expected
+
+
+def test_a_capitalised_practice_needs_no_cue_in_mixed_case_text(nlp):
+    text = "Husband Dale present. Discussed pediatrician: plans Prairie Kids Pediatrics. Seen by Interventional Cardiology."
+    assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == [("Prairie Kids Pediatrics", "ORG")]

@@ -323,6 +323,7 @@ his her their outpatient inpatient hospital university academic community consul
 comprehensive integrative functional cosmetic diagnostic medicine surgery care center centre clinic office dept
 department service services team fellow attending resident f/u follow followup follow-up seen see per by via
 pulmonary gi renal cardiac vascular thoracic colorectal gyn ob obgyn ent ortho urgent emergency primary
+c-l cl consult-liaison liaison await awaiting pending send sent
 """.split())
 # words before an organisation that takes someone on, insures or carries them
 _REFERRAL_CUES = frozenset("via thru through carrier payer payor payee insurer secondary coverage enrolled enroll "
@@ -359,6 +360,7 @@ assisted living skilled long-term long term short-term adult child family senior
 partial hospitalization free low-cost sliding scale local state federal public private medicaid medicare
 high middle junior grade charter boarding nursery sunday bible summer special regular alternative trade
 technical vocational online night evening weekend group individual new old same different another
+coordinated integrated collaborative comprehensive updated
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
 _PRACTICE_CUES = frozenset("from at to @".split())
@@ -865,6 +867,11 @@ def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, 
         if words > max_words:
             return None
     return start, end
+
+
+def _thanks_before(doc: Doc, i: int) -> bool:
+    """A closing's word and its comma before ``doc[i]`` ("thanks, hb", "Regards, JT")."""
+    return i > 1 and doc[i - 1].text == "," and doc[i - 2].lower_ in {"thanks", "thx", "regards", "best", "sincerely", "cheers"}
 
 
 def _last_word(doc: Doc, i: int) -> bool:
@@ -3224,7 +3231,7 @@ class Gazetteer:
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
-            + self.congregations(doc, lowers) + self.regions(doc, lowers) + self.practices(doc, lowers)
+            + self.congregations(doc, lowers) + self.regions(doc, lowers) + self.practices(doc, lowers, mixed_case)
             + self.referred_orgs(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
@@ -3247,7 +3254,7 @@ class Gazetteer:
                 spans = sorted(spans + extra, key=lambda sp: sp.start)
         return self._branch_towns(doc, spans)
 
-    def practices(self, doc: Doc, lowers: List[str]) -> List[Span]:
+    def practices(self, doc: Doc, lowers: List[str], mixed_case: bool = False) -> List[Span]:
         """ORG spans: a practice named by its own words before its specialty ("BLUEGRASS
         NEUROLOGY", "coastal dermatology", "Cape Fear Valley Hematology & Oncology", "little
         acorns pediatrics"), where notes name practices: first on a line (a letterhead, "derm
@@ -3269,6 +3276,8 @@ class Gazetteer:
             start = k
             while start > 0 and k - start < 4 and "\n" not in doc[start - 1].whitespace_:
                 w = doc[start - 1]
+                if w.lower_ in HOSPITAL_WORDS or w.lower_ in _CLINIC_KIND_WORDS:
+                    break  # a hospital's department ("mayo clinic hematology"): the hospital rules'
                 if w.is_alpha and not w.is_stop and w.lower_ not in CALENDAR_WORDS and not is_role(w.lower_) \
                         and w.lower_ not in CREDENTIALS and w.lower_ not in TITLES:
                     start -= 1
@@ -3276,8 +3285,19 @@ class Gazetteer:
                     start -= 1
                 else:
                     break
-            own = [i for i in range(start, k) if doc[i].is_alpha and self._own_practice_word(lowers[i])]
-            if own:
+            own = [i for i in range(start, k) if doc[i].is_alpha and len(doc[i].text) > 1 and self._own_practice_word(lowers[i])]
+            # in mixed-case text a capitalised name needs no context ("pediatrician: plans Prairie
+            # Kids Pediatrics"): its capitalised words from the first own one
+            capitalised = mixed_case and doc[k].is_title and own \
+                and all(doc[i].is_title or doc[i].is_upper or not doc[i].is_alpha for i in range(max(own), k))
+            if capitalised:
+                first = max(own)
+                while first > min(own) and (doc[first - 1].is_title or doc[first - 1].is_upper or not doc[first - 1].is_alpha):
+                    first -= 1
+                first = next(i for i in own if i >= first)
+                if not _starts_sentence(doc, first) or self._practice_context(doc, first):
+                    out.append(Span(doc, first, end, label=ORG))
+            elif own:
                 start = min(own)  # the name starts with its own words ("gi f/u - valley rheumatology")
                 if self._practice_context(doc, start):
                     out.append(Span(doc, start, end, label=ORG))
@@ -3325,8 +3345,10 @@ class Gazetteer:
     @staticmethod
     def _work_before(doc: Doc, lowers: List[str], i: int) -> bool:
         """A trade or a word of work in the five words before ``doc[i]``, in its sentence
-        ("days on the dock at", "losing job at", "apprentice electrician w/", "laid off from")."""
-        for k in range(i - 1, max(i - 6, -1), -1):
+        ("days on the dock at", "losing job at", "apprentice electrician w/", "laid off from"),
+        right before it for "for"."""
+        # ("for" right after it only: "driver for x"; not "nurse ms. pruitt asked for updated action plan")
+        for k in range(i - 1, max(i - (2 if lowers[i] == "for" else 6), -1), -1):
             if doc[k].text in {".", ";", "\n"} or "\n" in doc[k].whitespace_:
                 return False
             if lowers[k] in _WORK_BEFORE_EMPLOYER or lowers[k] in _WORK_TIMES \
@@ -3346,7 +3368,7 @@ class Gazetteer:
         if start == 0 or "\n" in doc[start - 1].whitespace_ or "\n" in doc[start - 1].text:
             return True
         j = start - 1
-        if doc[j].text in {"-", "—", "–", "--", "(", ":"}:
+        if doc[j].text in {"-", "—", "–", "--", "("}:
             return True  # "Dermatology Clinic Note — Sunbelt", "referred by bev oduya, pa (urgent care"
         if doc[j].text == "," and j > 0 and doc[j - 1].lower_.rstrip(".") in CREDENTIALS:
             return True
@@ -3432,7 +3454,7 @@ class Gazetteer:
                 continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
             # dispo. - jm", "- deb")
-            if i > 0 and doc[i - 1].text in {"-", "--"} and (
+            if i > 0 and (doc[i - 1].text in {"-", "--", "—", "–"} or _thanks_before(doc, i)) and (
                 self._unknown_word(doc, i) or "key:first_names" in self.tags(t.lower_) and not self.clinical_term(t.lower_)
             ) \
                     and all(x.is_space or x.is_punct and x.text != "-" for x in doc[i + 1:]):
@@ -3601,8 +3623,8 @@ _ROAD_NUMBER = re.compile(r"^\d{1,3}[a-z]?$", re.I)
 # an interstate written as one token ("I-93", "i-95")
 _INTERSTATE = re.compile(r"^i-\d{1,3}$", re.I)
 # ... those that are no other word in single-case text ("back on sex drive meds")
-_PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane highway hwy pike turnpike parkway pkwy".split())
-_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane drive parkway pkwy highway terrace hwy pike turnpike".split())
+_PLAIN_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane ln highway hwy pike turnpike parkway pkwy".split())
+_NAMED_STREET_WORDS = frozenset("street avenue ave road rd boulevard blvd lane ln drive parkway pkwy highway terrace hwy pike turnpike".split())
 _UNIT_WORDS = frozenset("apt apartment suite ste unit bldg fl floor".split())
 _ADDRESS_WORDS = frozenset("box p.o po pob ul u str st no nr".split()) | _UNIT_WORDS | STREET_LEADS
 # the words that introduce a contact line after an address ("tel", "fax", "pgr")

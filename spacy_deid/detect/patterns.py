@@ -344,6 +344,12 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _PLAN_CUES}}, _MD_NO_FRACTION]},
+    # a scan and the part scanned before its day ("ct chest 10/9:", "MRI BRAIN 3/2")
+    {"label": "DATE", "id": "value", "pattern": [
+        {"LOWER": {"IN": ["ct", "cta", "mri", "mra", "pet", "xr", "us", "ultrasound"]}},
+        {"LOWER": {"IN": ["chest", "head", "abd", "abdomen", "pelvis", "a/p", "neck", "brain", "spine", "c-spine", "l-spine"]}},
+        _MD_NOT_10,
+    ]},
     # the shorthands the tokenizer splits in capitals ("ANTICIPATE D/C 6/4", "F/U 12/3") and
     # "wed", which it reads as "we'd" ("f/u wed 9/11")
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": ["d", "f"]}}, {"TEXT": "/"}, {"LOWER": {"IN": ["c", "u"]}}, _MD_NO_FRACTION]},
@@ -407,6 +413,11 @@ PHI_PATTERNS: List[Dict] = [
     {"label": "DATE", "id": "month", "pattern": [
         {"LOWER": {"IN": ["in", "since", "during", "until", "early", "late", "mid", "last", "next", "this", "by", "before", "after", "every"]}},
         {"LOWER": {"IN": _FULL_MONTHS + _MONTH_ALONE_ABBREVIATIONS}},
+    ]},
+    # ... and after words of time a modal follows too ("mammo due march"; not "due may be")
+    {"label": "DATE", "id": "month", "pattern": [
+        {"LOWER": {"IN": ["due", "till", "til", "thru", "through", "around", "spent"]}},
+        {"LOWER": {"IN": [m for m in _FULL_MONTHS + _MONTH_ALONE_ABBREVIATIONS if m != "may"]}},
     ]},
     # holidays name a day of the year: "christmas", "labor day", "new year's eve"
     {"label": "DATE", "pattern": [{"LOWER": {"IN": ["christmas", "thanksgiving", "easter", "halloween", "hanukkah", "xmas"]}}]},
