@@ -123,6 +123,7 @@ CREDENTIALS = frozenset("""
 rn md np pa pa-c np-c do lpn cna rrt msw lcsw licsw phd dnp aprn crna rd slp pt ot mba mph facc facs
 emt emt-b emt-p paramedic cwocn cwon cwcn bsn msn ccrn cen cpen faan fnp fnp-bc pharmd psyd lmsw lpc lmhc lmft
 cnm crnp otr otr/l ccc-slp rph lvn rnc acnp pmhnp dds dmd ibclc cde cdces ccm
+mbchb mbbs frcp frcpc mrcp facp faap facog facep fasn rdh cda cma ccma rdms rvt
 """.split())
 # credentials that are also common words or clinical abbreviations: only after a comma
 WEAK_CREDENTIALS = frozenset("do pt ot pa rd".split())
