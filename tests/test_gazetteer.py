@@ -2213,3 +2213,18 @@ def test_closings_and_lanes(nlp, text, expected):
 def test_a_capitalised_practice_needs_no_cue_in_mixed_case_text(nlp):
     text = "Husband Dale present. Discussed pediatrician: plans Prairie Kids Pediatrics. Seen by Interventional Cardiology."
     assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == [("Prairie Kids Pediatrics", "ORG")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # words of its own before an ending only organisations have, no cue needed
+        ("still subs for macon county school district a few days", [("macon county school district", "ORG")]),
+        ("Enrolled in Heartland Harvest Food Bank boxes", [("Heartland Harvest Food Bank", "ORG")]),
+        ("referred to tri-town community action for fuel", [("tri-town community action", "ORG")]),
+        # a kind of service, a verb, a function word: none
+        ("uses the local food bank. called police department. county social services. DSS social services.", []),
+    ],
+)
+def test_organisations_by_their_ending(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels={"ORG"})

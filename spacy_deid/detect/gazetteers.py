@@ -349,6 +349,14 @@ _CONTENT_STOP_WORDS = frozenset("""
 call first third four five six eight nine ten twelve fifteen twenty forty fifty hundred front back top full side
 bottom whole
 """.split())
+# two-word endings only an organisation's name has ("school district", "food bank")
+_ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
+    "school district", "public schools", "food bank", "food pantry", "community action", "legal aid",
+    "credit union", "housing authority", "transit authority", "head start", "rescue mission", "soup kitchen",
+    "senior center", "recovery center", "counseling center", "treatment center", "family services",
+    "community services", "human services", "social services", "behavioral health", "care partners",
+    "health partners", "visiting nurses",
+))
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
 _WORKPLACE_CUES = frozenset("at @ w/ with for from".split())
 _WORK_TIMES = frozenset("shift shifts days nights weekends dock laid fired retired owns owned".split())
@@ -362,6 +370,7 @@ partial hospitalization free low-cost sliding scale local state federal public p
 high middle junior grade charter boarding nursery sunday bible summer special regular alternative trade
 technical vocational online night evening weekend group individual new old same different another
 coordinated integrated collaborative comprehensive updated
+county city town village municipal regional area district dss dcf dcfs aps cps dhs dhhs hhs
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
 _PRACTICE_CUES = frozenset("from at to @".split())
@@ -3233,7 +3242,7 @@ class Gazetteer:
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
             + self.congregations(doc, lowers) + self.regions(doc, lowers) + self.practices(doc, lowers, mixed_case)
-            + self.referred_orgs(doc, lowers)
+            + self.referred_orgs(doc, lowers) + self.tailed_orgs(doc, lowers)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")
@@ -3303,6 +3312,35 @@ class Gazetteer:
                 if self._practice_context(doc, start):
                     out.append(Span(doc, start, end, label=ORG))
             k = end
+        return out
+
+    def tailed_orgs(self, doc: Doc, lowers: List[str]) -> List[Span]:
+        """ORG spans: one to three words of its own before an ending only organisations have
+        ("crow river school district", "HEARTLAND HARVEST FOOD BANK", "tri-town community
+        action", "macon county school district"), in any case and with no cue; no kind of
+        service, verb or function word among the words ("the local food bank", "called police
+        department" name none)."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n - 1):
+            if (lowers[i], lowers[i + 1]) not in _ORG_ENDINGS:
+                continue
+            start = i
+            while start > 0 and i - start < 3 and "\n" not in doc[start - 1].whitespace_:
+                w = doc[start - 1]
+                low = w.lower_
+                if low == "-" and not w.whitespace_ and start > 1 and not doc[start - 2].whitespace_ and doc[start - 2].is_alpha:
+                    start -= 1  # "tri-town": the tokenizer splits a hyphened word
+                    continue
+                if not (w.is_alpha or "-" in low and low.replace("-", "").isalpha()) \
+                        or w.is_stop and low not in _CONTENT_STOP_WORDS or self.clinical_term(low) \
+                        or low.endswith(("ed", "ing")) and get_string_id(low) in dictionary_words():
+                    break
+                start -= 1
+            own = [k for k in range(start, i) if self._own_practice_word(lowers[k])
+                   and lowers[k] not in _GENERIC_FACILITY and lowers[k] not in _SERVICE_KINDS]
+            if own:
+                out.append(Span(doc, min(own), i + 2, label=ORG))
         return out
 
     def referred_orgs(self, doc: Doc, lowers: List[str]) -> List[Span]:
