@@ -2228,3 +2228,20 @@ def test_a_capitalised_practice_needs_no_cue_in_mixed_case_text(nlp):
 )
 def test_organisations_by_their_ending(nlp, text, expected):
     assert_found_in_every_case(nlp, text, expected, labels={"ORG"})
+
+
+def test_a_ner_name_ends_before_a_preposition(nlp):
+    """"sam in jamaica" as one PATIENT: the name is "sam", the place the lists' whole town."""
+    doc = _with_ents(nlp, "lives w/ partner sam in jamaica plain. sponsor", [("sam in jamaica", "PATIENT")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("sam", "PATIENT")]
+    assert ("jamaica plain", "CITY") in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+
+
+def test_a_street_number_is_no_ner_age(address_nlp):
+    """The "88" of "lives 88 winter st" is the street's number, not an age under 90 kept as it is."""
+    text = "pt lives 88 winter st, apt 3b. resident paged"
+    doc = address_nlp.make_doc(text)
+    doc = address_nlp.get_pipe("phi_ruler")(doc)
+    doc.ents = [doc.char_span(text.index("88"), text.index("88") + 2, label="AGE")]
+    doc = address_nlp.get_pipe("phi_gazetteer")(doc)
+    assert [(e.text, e.label_) for e in doc.ents] == []

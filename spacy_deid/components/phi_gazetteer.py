@@ -66,6 +66,7 @@ _HYPHEN_ARTICLES = frozenset("al el abu ibn bin abd ben".split())
 _LETTER_WORDS = frozenset("dear thank thanks sincerely regards cordially respectfully yours truly".split())
 # clinical shorthand that joins two phrases: no name, place or organisation runs across one
 # ("from siefield w/ ulcerative colitis flare", "smith s/p fall")
+_NAME_ENDING_PREPOSITIONS = frozenset("in at from on to with for near by into".split())
 _PHRASE_JOINERS = frozenset("w/ w/o s/p c/o h/o r/o d/t f/u a/w".split())
 _NAME_PARTICLES = NAME_PARTICLES | frozenset("st st. mc mac".split())
 # words after which a note goes on past a place or organisation's name: time words, "via",
@@ -1075,6 +1076,9 @@ class PhiGazetteer(Pipe):
             # a name, place or organisation ends before clinical shorthand ("siefield w/ ulcerative colitis")
             if category in _NAMED:
                 end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
+            # a name ends before a preposition ("sam in jamaica plain": the place is the lists')
+            if category == "NAME":
+                end = next((i for i in range(start + 1, end) if doc[i].lower_ in _NAME_ENDING_PREPOSITIONS), end)
             # a name ends before a digit or "@" ("JIM @ 555-1234": the number is a phone's)
             if category == "NAME":
                 end = next(
@@ -1328,11 +1332,12 @@ class PhiGazetteer(Pipe):
         for ent in entities:
             category = category_of(ent.label_, self._label_map)
             # contacts, ids and ages win over any other category; streets and postal codes over
-            # a date ("address 45 Elm Street, Apt 2B" as a DATE)
+            # a date or an age ("address 45 Elm Street, Apt 2B" as a DATE, the "88" of "lives 88
+            # winter st" as an AGE)
             inside = [
                 sp for sp, cat in found
                 if ent.start < sp.end and sp.start < ent.end and cat != category
-                and (cat in _STRUCTURED or category == "DATE")
+                and (cat in _STRUCTURED or category in ("DATE", "AGE"))
             ]
             if not inside:
                 out.append(ent)
