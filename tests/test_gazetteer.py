@@ -606,6 +606,8 @@ def test_names_hospitals_and_companies_in_telegraphic_notes(nlp, text, expected)
         ("lives in southie with wife", [("southie", "CITY")]),
         # on the way from a town, ordinary word or not
         ("mother will drive from providence tonight, driving from work", [("providence", "CITY")]),
+        # a trip's ends; not a unit's or a test's ("returned from or", "back from mri")
+        ("recent flight from phoenix. flew to denver. returned from or. back from mri.", [("phoenix", "CITY"), ("denver", "CITY")]),
         ("lives in house with wife, trip to the ed, lives at home", []),
         ("traveled to pacu, lives in assisted living, hiking in march", []),
     ],
@@ -2245,3 +2247,15 @@ def test_a_street_number_is_no_ner_age(address_nlp):
     doc.ents = [doc.char_span(text.index("88"), text.index("88") + 2, label="AGE")]
     doc = address_nlp.get_pipe("phi_gazetteer")(doc)
     assert [(e.text, e.label_) for e in doc.ents] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a long-term acute care hospital named before its kind
+        ("from: radius ltach, arrived 2/8", [("radius ltach", "HOSPITAL")]),
+        ("d/c to ltach. awaiting ltach placement. vent wean at ltach, possible ltach vs snf", []),
+    ],
+)
+def test_long_term_acute_care_hospitals(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels={"HOSPITAL"})

@@ -141,6 +141,9 @@ LOCATION_CUES = frozenset(
         # on the way from a town ("mother will drive from providence tonight", "arriving from cork")
         "drive from", "driving from", "driven from", "arriving from", "flying from", "flew from", "coming from",
         "traveling from", "travelling from",
+        # a trip's ends ("recent flight from phoenix", "flew to denver", "back from orlando")
+        "flight from", "flight to", "flights to", "flying to", "flew to", "drove to", "driving to", "returned from",
+        "back from", "cruise to", "trip from", "visiting in",
     )
 ) | frozenset(
     # where a relative lives or comes from: "son in worcester", "DTR IN WEST ROXBURY", "sister from revere"
@@ -151,7 +154,7 @@ _HOSPITALS_OF = frozenset("hospital hospitals clinic clinics".split())
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice facility manor village regional
+healthcare health rehabilitation rehab sanatorium hospice facility manor village regional ltach ltac
 """.split())
 # hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
 # "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
