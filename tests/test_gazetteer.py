@@ -1073,6 +1073,7 @@ def test_address_runs_leave_names_and_can_be_turned_off(address_nlp):
         # in mixed-case text a lower-case verb or stop word ends a capitalised name
         ("Records from Salem Hospital reviewed today.", ("Salem Hospital reviewed", "HOSPITAL"), [("Salem Hospital", "HOSPITAL")]),
         ("FAITH, RN FROM IV TEAM PLACED 20G", ("IV TEAM", "HOSPITAL"), []),
+        ("rural health clinic\ndale hoffstetter, 62", ("rural health clinic", "HOSPITAL"), []),
         # a very common word a name list has names no hospital; "general" ends one
         ("UPON AWAKENING FROM GENERAL ANESTHESIA. PLAN", ("GENERAL ANESTHESIA", "HOSPITAL"), []),
         ("TRANSFERRED FROM LOWELL GENERAL FOR CATH", ("LOWELL GENERAL", "HOSPITAL"), [("LOWELL GENERAL", "HOSPITAL")]),

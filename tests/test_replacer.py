@@ -616,3 +616,23 @@ def test_contacts_in_capitals_get_surrogates_in_capitals():
     assert len(upper) == 1 and "GMAIL" not in out and "LRHOSPITAL" not in out
     assert re.search(r"SEE HTTPS?://[A-Z0-9.\-]+;", out), out
     assert re.search(r"email [a-z0-9._]+@example\.(com|org|net)$", out), out
+
+
+def test_one_person_gets_one_surrogate_whatever_the_ner_calls_them():
+    """The NER calls "Winifred Ashby" a patient once and a doctor once: both mentions get the
+    patient's surrogate, not one from each scope."""
+    nlp = make_nlp()
+    text = "Re: Winifred Ashby (MRN 0083)\nDear Dr. Cox,\ncc: Winifred Ashby (patient)"
+    doc = nlp.make_doc(text)
+    doc._.deid_record = {"id": "d1"}
+    first, second = text.index("Winifred Ashby"), text.rindex("Winifred Ashby")
+    doc.ents = [
+        doc.char_span(first, first + 14, label="PATIENT"),
+        doc.char_span(second, second + 14, label="DOCTOR"),
+    ]
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    lines = doc._.deid_text.split("\n")
+    one = lines[0][len("Re: "):lines[0].index(" (MRN")]
+    other = lines[2][len("cc: "):lines[2].index(" (patient)")]
+    assert one == other and "Ashby" not in doc._.deid_text

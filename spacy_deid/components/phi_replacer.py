@@ -26,7 +26,7 @@ contacts, places and organisations by the corpus.
 import datetime as dt
 import re
 import warnings
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.pipeline import Pipe
@@ -276,9 +276,12 @@ class PhiReplacer(Pipe):
 
     # -- replacement
 
-    def surrogate(self, span: Span, category: str, patient_scope: str) -> Tuple[Optional[str], str]:
+    def surrogate(
+        self, span: Span, category: str, patient_scope: str, patients: FrozenSet[str] = frozenset()
+    ) -> Tuple[Optional[str], str]:
         """The replacement of one PHI span and its method; (None, KEEP) when the
-        span is not PHI under Safe Harbor."""
+        span is not PHI under Safe Harbor. ``patients``: the names (lower case) the note
+        also writes as no clinician's, which keep the patient's scope wherever they stand."""
         text = span.text
         label = span.label_.upper()
         op = self.operator(category)
@@ -318,7 +321,7 @@ class PhiReplacer(Pipe):
         if category == "AGE":
             return new_age, "SURROGATE"
         if category == "NAME":
-            clinician = label in self.clinician_labels or _clinician_context(span)
+            clinician = self._clinician(span) and text.lower() not in patients
             scope = "corpus" if clinician else patient_scope
             return self.names.replace(text, scope, surname=after_personal_title(span.doc, span.start)), "SURROGATE"
         if category in ("LOCATION", "ORGANIZATION"):
@@ -365,6 +368,10 @@ class PhiReplacer(Pipe):
             return self._encryptor.encrypt(text), "ENCRYPT"
         return mask(category), "MASK"
 
+    def _clinician(self, span: Span) -> bool:
+        """A name written as a clinician's: by its label or the words around it."""
+        return span.label_.upper() in self.clinician_labels or _clinician_context(span)
+
     def _rewrite(self, text: str) -> Tuple[Optional[str], str]:
         """The OTHER operator on an upstream edit of non-PHI-category words."""
         op = self.operator("OTHER")
@@ -381,10 +388,17 @@ class PhiReplacer(Pipe):
                 edited[i] = True
         patient_scope = self.patient_scope(doc)
         covered = [False] * len(doc)
-        for span, reason, category in self.detections(doc):
+        detections = list(self.detections(doc))
+        # one person, one surrogate in a note: a name the NER calls a patient once and a
+        # doctor once ("Re: Winifred Ashby" ... "cc: Winifred Ashby (patient)") keeps the
+        # patient's scope both times
+        patients = frozenset(
+            span.text.lower() for span, _, category in detections if category == "NAME" and not self._clinician(span)
+        )
+        for span, reason, category in detections:
             for i in range(span.start, span.end):
                 covered[i] = True
-            replacement, method = self.surrogate(span, category, patient_scope)
+            replacement, method = self.surrogate(span, category, patient_scope, patients)
             audit = {"component": self.name, "label": span.label_}
             if replacement is None:
                 if any(edited[span.start : span.end]):

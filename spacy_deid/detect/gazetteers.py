@@ -462,6 +462,8 @@ living residence program
 _GENERIC_FACILITY = (
     HOSPITAL_WORDS | _FACILITY_WORDS | NOT_HOSPITAL_NAME
     | frozenset("nursing assisted skilled acute urgent care recovery room pacu floor unit team service services dept department".split())
+    # the designations of a kind of clinic ("rural health clinic", "federally qualified health center")
+    | frozenset("rural urban federally qualified critical access".split())
 ) - HOSPITAL_NAME_WORDS
 # what an employer field holds when it names no employer
 _NO_EMPLOYER = frozenset("retired self employed unemployed disabled disability homemaker student none unknown na".split())
