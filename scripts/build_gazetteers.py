@@ -391,19 +391,12 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
 
     from wordfreq import zipf_frequency
 
-    # A town of two words or more that are all ordinary ("mill valley", "flowery branch", "cave
-    # city") is listed too, unless a word of it is clinical ("blood"): the place rules take a
-    # town of ordinary words only after a word of place ("lives in", "from", "lives"), and in the
-    # 4,966 mtsamples transcriptions every such match is a place ("in silver city", "in gig harbor").
     ordinary = dictionary | drugs | set(clinical) | set(vocabulary)
-    towns = set()
-    for t in _postal_towns() - places["us_cities"] - places["world_cities"] - places["us_counties"]:
-        words = t.replace("-", " ").split()
-        if len(t) < 4 or is_not_phi_place(t):
-            continue
-        if not all(w in ordinary or zipf_frequency(w, "en") >= 3.0 for w in words) \
-                or len(words) >= 2 and not any(w in clinical for w in words):
-            towns.add(t)
+    towns = {
+        t for t in _postal_towns() - places["us_cities"] - places["world_cities"] - places["us_counties"]
+        if len(t) >= 4 and not is_not_phi_place(t)
+        and not all(w in ordinary or zipf_frequency(w, "en") >= 3.0 for w in t.replace("-", " ").split())
+    }
     counts["us_towns"] = _write(
         out_dir / "us_towns.txt",
         "us_towns: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",

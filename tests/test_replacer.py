@@ -418,8 +418,10 @@ def test_an_identifier_goes_as_a_whole_word(text, found, value):
         ("residential bed at Na'Nizhoozhi Center.", "Na'Nizhoozhi", "Na'Nizhoozhi Center"),
         ("coverage: TRICARE PRIME. cbc wnl", "TRICARE", "TRICARE PRIME"),
         ("has Humana Gold Plus member H48", "Humana", "Humana Gold Plus"),
-        ("PLAN UNITEDHEALTHCARE COMMUNITY PLAN. REP STATES", "UNITEDHEALTHCARE", "UNITEDHEALTHCARE COMMUNITY PLAN"),
         ("ins: molina healthcare, id 44", "molina", "molina healthcare"),
+        # not over the clinical words after a hospital ("medical ICU", "family meeting")
+        ("from Beth Israel medical ICU", "Beth Israel", "Beth Israel"),
+        ("MGH family meeting tomorrow", "MGH", "MGH"),
         # not over a line's end
         ("via Humana\nplan: d/c home", "Humana", "Humana"),
     ],

@@ -114,6 +114,8 @@ _NICKNAME_BIGRAMS = frozenset({("goes", "by"), ("go", "by"), ("known", "as"), ("
 _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 # a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
+_CLOCK = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
+_UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards".split())
 _COUNTED_AFTER = frozenset("""
 tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
 """.split())
@@ -829,8 +831,9 @@ class PhiGazetteer(Pipe):
           that counts ("1/2 tab");
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
           bedside", "wife may (92) in to visit");
-        - an extension of three to five digits after a person and a spaced "x" ("CASE MGR ELLIE X
-          7718": the glued "x7718" is a pattern's)."""
+        - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
+          7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
+          150 feet", "called dr smith x 2000")."""
         named = [
             sp for sp in [*doc.ents, *doc.spans[self.spans_key]]
             if category_of(sp.label_, self._label_map) in ("NAME", "ORGANIZATION")
@@ -853,8 +856,9 @@ class PhiGazetteer(Pipe):
                          or doc[k + 2].lower_ in {"yo", "y/o", "years", "yrs"}):
                 out.append(Span(doc, k + 1, k + 2, label="AGE"))  # ("wife may (92) in to visit")
             elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].lower_ == "x" and k + 1 < n \
-                    and k + 1 not in taken and re.match(r"^\d{3,5}$", doc[k + 1].text) \
-                    and not (k + 2 < n and doc[k + 2].lower_ in _COUNTED_AFTER):
+                    and k + 1 not in taken and re.match(r"^\d{4,5}$", doc[k + 1].text) \
+                    and not _CLOCK.match(doc[k + 1].text) \
+                    and not (k + 2 < n and (doc[k + 2].lower_ in _COUNTED_AFTER or doc[k + 2].lower_ in _UNITS_AFTER)):
                 out.append(Span(doc, k, k + 2, label="PHONE"))
         return out
 

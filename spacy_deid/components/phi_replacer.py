@@ -523,8 +523,7 @@ _ORG_KIND_WORDS = frozenset("""
 center centre services service care program programs high school manor inn lodge mission pharmacy
 drug drugs clinic clinics plan prime plus gold advantage select choice transit group associates institute
 foundation society network partners agency project coalition alliance ministries ministry academy
-community health healthcare medical dental vision wellness hospice rx mutual insurance assurance casualty
-family senior supplemental
+healthcare rx mutual assurance casualty supplemental
 """.split())
 
 

@@ -316,7 +316,7 @@ _SPECIALTY = re.compile(r"(ology|ologic|ological|iatry|iatric|iatrics|ics|ery|at
 _SPECIALTY_WORD = re.compile(r"(ology|iatry|iatrics|pedics)$")
 # the last word of a practice's name: a specialty ("neurology", "pediatrics") or a dental or
 # eye practice's ("orthodontics", "retina", "midwifery")
-_PRACTICE_WORD = re.compile(r"^(\w+(ology|iatry|iatrics|pedics|dontics)|midwifery|chiropractic|optometry|retina|dentistry)$")
+_PRACTICE_WORD = re.compile(r"^(\w+(ology|iatry|iatrics|pedics|dontics)|midwifery|chiropractic|optometry|dentistry)$")
 # words a specialty's kind is told by, no practice's own name ("pediatric pulmonology",
 # "interventional cardiology", "outside neurology")
 _PRACTICE_MODIFIERS = frozenset("""
@@ -330,7 +330,7 @@ pulmonary gi renal cardiac vascular thoracic colorectal gyn ob obgyn ent ortho u
 c-l cl consult-liaison liaison await awaiting pending send sent
 """.split())
 # words before an organisation that takes someone on, insures or carries them
-_REFERRAL_CUES = frozenset("via thru through carrier payer payor payee insurer secondary coverage enrolled enroll "
+_REFERRAL_CUES = frozenset("via thru through carrier payer payor payee insurer coverage enrolled enroll "
                            "resettled attends volunteers".split())
 _REFERRAL_BIGRAMS = frozenset(tuple(c.split()) for c in (
     "referred to", "refer to", "referral to", "ref to", "refd to", "connect w/", "connect with", "connected with",
@@ -362,7 +362,16 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
 ))
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
 _WORKPLACE_CUES = frozenset("at @ w/ with for from".split())
-_WORK_TIMES = frozenset("shift shifts days nights weekends dock laid fired retired owns owned".split())
+_WORK_TIMES = frozenset("dock laid fired retired owns owned".split())
+# the tags of the lists of names and places: a word of a name by its list
+_NAME_OR_PLACE_TAGS = frozenset({NAME, TOWN, *PLACE_LABELS, "key:first_names", "key:last_names"})
+# verbs and words of findings a note writes before a service, no name's words ("appreciate
+# neurology recs", "contact social services", "final pathology", "kid attends head start")
+_NOTE_VERBS = frozenset("""
+appreciate obtain page need needs notify consult identify contact call calls refuses refuse uses use attends attend
+explore given give lives live near discuss request requests recommend recommends defer follow see seen seeing
+final frozen flat adolescent underlying unclear pending epilepsy combined kid kids per await awaiting
+""".split())
 # kinds of service, no organisation's own words ("refer to addiction recovery services")
 _SERVICE_KINDS = frozenset("""
 social work case management financial counseling support legal aid protective youth veterans victim crisis
@@ -374,6 +383,9 @@ high middle junior grade charter boarding nursery sunday bible summer special re
 technical vocational online night evening weekend group individual new old same different another
 coordinated integrated collaborative comprehensive updated
 county city town village municipal regional area district dss dcf dcfs aps cps dhs dhhs hhs
+weight loss stamp stamps prevention early intervention anger management bible study wheelchair van taxi air
+ground retail compounding managed employer cessation smoking genetic chaplain life child teachers electric
+company fire police post office boxing cab ride rides transport
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
 _PRACTICE_CUES = frozenset("from at to @".split())
@@ -3247,7 +3259,7 @@ class Gazetteer:
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
             + self.congregations(doc, lowers) + self.regions(doc, lowers) + self.practices(doc, lowers, mixed_case)
-            + self.referred_orgs(doc, lowers) + self.tailed_orgs(doc, lowers)
+            + self.referred_orgs(doc, lowers, mixed_case) + self.tailed_orgs(doc, lowers, mixed_case)
         )
         # a hyphenated eponym names a score, sign or device, no one and no place ("HUNT-HESS 2",
         # "jackson-pratt drain")
@@ -3310,16 +3322,17 @@ class Gazetteer:
                 while first > min(own) and (doc[first - 1].is_title or doc[first - 1].is_upper or not doc[first - 1].is_alpha):
                     first -= 1
                 first = next(i for i in own if i >= first)
-                if not _starts_sentence(doc, first) or self._practice_context(doc, first):
+                if not _starts_sentence(doc, first) and doc[_prev_word(doc, first)].lower_ not in _NOTE_VERBS \
+                        or self._practice_context(doc, first, end):
                     out.append(Span(doc, first, end, label=ORG))
             elif own:
                 start = min(own)  # the name starts with its own words ("gi f/u - valley rheumatology")
-                if self._practice_context(doc, start):
+                if self._practice_context(doc, start, end):
                     out.append(Span(doc, start, end, label=ORG))
             k = end
         return out
 
-    def tailed_orgs(self, doc: Doc, lowers: List[str]) -> List[Span]:
+    def tailed_orgs(self, doc: Doc, lowers: List[str], mixed_case: bool = False) -> List[Span]:
         """ORG spans: one to three words of its own before an ending only organisations have
         ("crow river school district", "HEARTLAND HARVEST FOOD BANK", "tri-town community
         action", "macon county school district"), in any case and with no cue; no kind of
@@ -3344,11 +3357,13 @@ class Gazetteer:
                 start -= 1
             own = [k for k in range(start, i) if self._own_practice_word(lowers[k])
                    and lowers[k] not in _GENERIC_FACILITY and lowers[k] not in _SERVICE_KINDS]
-            if own:
+            # (a verb before the name ends it: "contact social services", "uses food bank")
+            own = [k for k in own if not any(lowers[m] in _NOTE_VERBS for m in range(k, i))]
+            if own and self._named_enough(doc, own, mixed_case):
                 out.append(Span(doc, min(own), i + 2, label=ORG))
         return out
 
-    def referred_orgs(self, doc: Doc, lowers: List[str]) -> List[Span]:
+    def referred_orgs(self, doc: Doc, lowers: List[str], mixed_case: bool = False) -> List[Span]:
         """ORG spans: an organisation of ordinary words after a word that refers, enrols,
         insures or carries someone, up to a word of its kind ("REFER TO NEW LIFE RECOVERY IOP",
         "WORKERS COMP CARRIER GREAT PLAINS INDEMNITY", "will connect w/ foodbank of
@@ -3379,7 +3394,9 @@ class Gazetteer:
                 if w in _REFERRAL_TAILS and end > start:
                     while end + 1 < n and lowers[end + 1] in _REFERRAL_TAILS and "\n" not in doc[end].whitespace_:
                         end += 1
-                    if own and lowers[end - 1] not in _INNER_ORG_WORDS:
+                    own_words = [k for k in range(start, end) if self._own_practice_word(lowers[k])
+                                 and lowers[k] not in _GENERIC_FACILITY and lowers[k] not in _SERVICE_KINDS]
+                    if own and lowers[end - 1] not in _INNER_ORG_WORDS and self._named_enough(doc, own_words, mixed_case):
                         out.append(Span(doc, start, end + 1, label=ORG))
                     break
                 own = own or self._own_practice_word(w) and w not in _GENERIC_FACILITY and w not in _SERVICE_KINDS
@@ -3401,19 +3418,41 @@ class Gazetteer:
         return False
 
     def _own_practice_word(self, low: str) -> bool:
+        """A word that may be a practice's or organisation's own: no clinical, department,
+        specialty, kind, credential, calendar or role word, no verb a note writes ("appreciate",
+        "notify", "consulted", "uses") and no adjective of a finding ("final", "frozen")."""
         return not (self.clinical_term(low) or low in DEPARTMENT_WORDS or _SPECIALTY.search(low)
                     or low in _PRACTICE_MODIFIERS or low in _CLINIC_KIND_WORDS or low in HOSPITAL_WORDS
-                    or low in CREDENTIALS or low in CALENDAR_WORDS or is_role(low) or low in _VERB_SHORTHAND)
+                    or low in CREDENTIALS or low in CALENDAR_WORDS or is_role(low) or low in _VERB_SHORTHAND
+                    or low in _NOTE_VERBS or low.endswith(("ed", "ing", "ly")) and get_string_id(low) in dictionary_words())
+
+    def _named_enough(self, doc: Doc, own: List[int], mixed_case: bool) -> bool:
+        """Words of an organisation's own (``own``: token indices) that make a name: one that
+        looks like a name's (``_name_like``), or, in single-case text, two ordinary ones
+        ("great plains indemnity", "granite state masonry"; "weight loss program" is a kind,
+        its words ``_SERVICE_KINDS``)."""
+        return any(self._name_like(doc, k, mixed_case) for k in own) or not mixed_case and len(own) >= 2
+
+    def _name_like(self, doc: Doc, k: int, mixed_case: bool) -> bool:
+        """``doc[k]`` may be a word of a name by its form: capitalised in mixed-case text; in
+        single-case text a word no dictionary has or one a list of names or places has."""
+        t = doc[k]
+        if mixed_case:
+            return t.is_title or t.is_upper
+        return self._unknown_word(doc, k) or bool(self.tags(t.lower_) & _NAME_OR_PLACE_TAGS)
 
     @staticmethod
-    def _practice_context(doc: Doc, start: int) -> bool:
-        """``doc[start]`` starts a line or a header's part after a dash, or comes after a
-        credential and its comma, or after a referral's cue."""
+    def _practice_context(doc: Doc, start: int, end: int) -> bool:
+        """``doc[start]`` starts a line or a header's part after a dash, the name then ending
+        its line or part (a letterhead, not a plan's bullet: "- Page cardiology" is one line
+        too), or comes after a credential and its comma, or after a referral's cue."""
+        line_end = end >= len(doc) or "\n" in doc[end - 1].whitespace_ or doc[end].text in {",", "(", "-", "—", "–", "\n"} \
+            or "\n" in doc[end].text or end + 1 < len(doc) and ("\n" in doc[end].whitespace_ or "\n" in doc[end + 1].text)
         if start == 0 or "\n" in doc[start - 1].whitespace_ or "\n" in doc[start - 1].text:
-            return True
+            return line_end
         j = start - 1
         if doc[j].text in {"-", "—", "–", "--", "("}:
-            return True  # "Dermatology Clinic Note — Sunbelt", "referred by bev oduya, pa (urgent care"
+            return line_end or doc[j].text == "("  # "Dermatology Clinic Note — Sunbelt", "(urgent care"
         if doc[j].text == "," and j > 0 and doc[j - 1].lower_.rstrip(".") in CREDENTIALS:
             return True
         low = doc[j].lower_
@@ -3486,14 +3525,6 @@ class Gazetteer:
             # (or first in the note's last sentence, the credential last: "... aware. lm rn")
             last = i > 0 and doc[i - 1].text in {".", ";"} and _last_word(doc, i + 1 + (i + 1 < n and doc[i + 1].text == ","))
             if (line_start or last) and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
-                out.append(Span(doc, i, i + 1, label=NAME))
-                continue
-            # a note's sign-off alone after its last sentence: initials or a first name ("... pt
-            # 82, nkda. ally", "NKDA. MJ")
-            if i > 0 and doc[i - 1].text == "." and _last_word(doc, i) and (
-                self._unknown_word(doc, i) and not self._clinical_word(t.lower_)
-                or "key:first_names" in self.tags(t.lower_) and not self.clinical_term(t.lower_)
-            ):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:

@@ -347,7 +347,7 @@ PHI_PATTERNS: List[Dict] = [
     # a scan and the part scanned before its day ("ct chest 10/9:", "MRI BRAIN 3/2")
     {"label": "DATE", "id": "value", "pattern": [
         {"LOWER": {"IN": ["ct", "cta", "mri", "mra", "pet", "xr", "us", "ultrasound"]}},
-        {"LOWER": {"IN": ["chest", "head", "abd", "abdomen", "pelvis", "a/p", "neck", "brain", "spine", "c-spine", "l-spine"]}},
+        {"LOWER": {"IN": ["chest", "head", "abd", "abdomen", "pelvis", "neck", "brain", "spine"]}},
         _MD_NOT_10,
     ]},
     # the shorthands the tokenizer splits in capitals ("ANTICIPATE D/C 6/4", "F/U 12/3") and
@@ -416,7 +416,7 @@ PHI_PATTERNS: List[Dict] = [
     ]},
     # ... and after words of time a modal follows too ("mammo due march"; not "due may be")
     {"label": "DATE", "id": "month", "pattern": [
-        {"LOWER": {"IN": ["due", "till", "til", "thru", "through", "around", "spent"]}},
+        {"LOWER": {"IN": ["due", "till", "til", "thru", "through", "around"]}},
         {"LOWER": {"IN": [m for m in _FULL_MONTHS + _MONTH_ALONE_ABBREVIATIONS if m != "may"]}},
     ]},
     # holidays name a day of the year: "christmas", "labor day", "new year's eve"
