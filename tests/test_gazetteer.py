@@ -2257,15 +2257,3 @@ def test_a_street_number_is_no_ner_age(address_nlp):
     doc.ents = [doc.char_span(text.index("88"), text.index("88") + 2, label="AGE")]
     doc = address_nlp.get_pipe("phi_gazetteer")(doc)
     assert [(e.text, e.label_) for e in doc.ents] == []
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        # a long-term acute care hospital named before its kind
-        ("from: radius ltach, arrived 2/8", [("radius ltach", "HOSPITAL")]),
-        ("d/c to ltach. awaiting ltach placement. vent wean at ltach, possible ltach vs snf", []),
-    ],
-)
-def test_long_term_acute_care_hospitals(nlp, text, expected):
-    assert_found_in_every_case(nlp, text, expected, labels={"HOSPITAL"})

@@ -154,7 +154,7 @@ _HOSPITALS_OF = frozenset("hospital hospitals clinic clinics".split())
 # words that end a hospital's name
 HOSPITAL_WORDS = frozenset("""
 hospital hospitals hosp medical center centre ctr clinic clinics infirmary general memorial
-healthcare health rehabilitation rehab sanatorium hospice facility manor village regional ltach ltac
+healthcare health rehabilitation rehab sanatorium hospice facility manor village regional
 """.split())
 # hospital words that say "hospital" wherever they stand in a name ("Hospital of St. Raphael");
 # "general", "memorial", "health" only end one ("Lowell General"; not "general anesthesia")
