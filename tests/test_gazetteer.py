@@ -1963,6 +1963,7 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("wife jane x 2 visits. dr lee x 3 days", [("jane", "PATIENT"), ("lee", "DOCTOR")], []),
         ("ambulated with pt ellie x 200 ft. dr bell x 1500 feet. called dr smith x 2000", [
             ("ellie", "PATIENT"), ("bell", "DOCTOR"), ("smith", "DOCTOR")], []),
+        ("diet per rd amy x 2500 kcal. called dr smith x 2400", [("amy", "DOCTOR"), ("smith", "DOCTOR")], []),
         ("dr lee x 2000 units", [("lee", "DOCTOR")], []),
     ],
 )
@@ -2124,8 +2125,12 @@ def test_a_town_after_a_place_found(nlp, text, expected):
     [
         # a practice's own words before its specialty: letterhead, header dash, signature, referral
         ("Cape Fear Valley Hematology & Oncology\n1638 Owen Dr", [("Cape Fear Valley Hematology & Oncology", "ORG")]),
-        ("derm f/u 6/30 - coastal dermatology\nned is 72", [("coastal dermatology", "ORG")]),
-        ("PRESCRIBER: M. KESSLER, DO, BLUEGRASS NEUROLOGY\nNOTE: SEEN", [("BLUEGRASS NEUROLOGY", "ORG")]),
+        ("derm f/u 6/30 - coastal little acorns dermatology\nned is 72", [("coastal little acorns dermatology", "ORG")]),
+        # a note's title is none
+        ("Perinatal Psychiatry Intake\nNoelle, 31", []),
+        ("PRESCRIBER: M. KESSLER, DO, NORTHCOAST NEUROLOGY\nNOTE: SEEN", [("NORTHCOAST NEUROLOGY", "ORG")]),
+        # one ordinary word before a specialty is a kind of service ("weekend neurology", "body radiology")
+        ("afib - ep cardiology\nreport given to overnight neurology. pt returned from body radiology", []),
         ("referred to riverbend pediatrics for well visits", [("riverbend pediatrics", "ORG")]),
         # a kind of practice names none
         ("referred to pediatric pulmonology. seen by outside neurology. f/u w/ interventional cardiology.", []),
@@ -2220,9 +2225,9 @@ def test_closings_and_lanes(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] in ("NAME", "STREET")] == expected
 
 
-def test_a_capitalised_practice_needs_no_cue_in_mixed_case_text(nlp):
-    text = "Husband Dale present. Discussed pediatrician: plans Prairie Kids Pediatrics. Seen by Interventional Cardiology."
-    assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == [("Prairie Kids Pediatrics", "ORG")]
+def test_a_capitalised_service_is_no_practice_without_a_letterhead_or_referral(nlp):
+    text = "Follow up with Heart Failure Cardiology. Pt seen by EP Cardiology. Speech Language Pathology eval."
+    assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == []
 
 
 @pytest.mark.parametrize(
@@ -2236,6 +2241,7 @@ def test_a_capitalised_practice_needs_no_cue_in_mixed_case_text(nlp):
         ("uses the local food bank. called police department. county social services. DSS social services.", []),
         ("contact social services re placement. appreciate behavioral health recs. husband uses food bank. kid attends head"
          " start. lives near senior center.", []),
+        ("referred to domestic violence services. enrolled in wic program. pt has good head start on exercises.", []),
     ],
 )
 def test_organisations_by_their_ending(nlp, text, expected):
@@ -2243,10 +2249,13 @@ def test_organisations_by_their_ending(nlp, text, expected):
 
 
 def test_a_ner_name_ends_before_a_preposition(nlp):
-    """"sam in jamaica" as one PATIENT: the name is "sam", the place the lists' whole town."""
+    """"sam in jamaica" as one PATIENT: the name is "sam", the place the lists' whole town;
+    a name's part that is a preposition stays ("Lee In Sook", "Minh To Nguyen")."""
     doc = _with_ents(nlp, "lives w/ partner sam in jamaica plain. sponsor", [("sam in jamaica", "PATIENT")])
     assert [(e.text, e.label_) for e in doc.ents] == [("sam", "PATIENT")]
     assert ("jamaica plain", "CITY") in [(s.text, s.label_) for s in doc.spans["phi_gazetteer"]]
+    doc = _with_ents(nlp, "Patient Lee In Sook here today. Wife Minh To Nguyen", [("Lee In Sook", "PATIENT"), ("Minh To Nguyen", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["Lee In Sook", "Minh To Nguyen"]
 
 
 def test_a_street_number_is_no_ner_age(address_nlp):

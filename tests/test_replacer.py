@@ -638,3 +638,21 @@ def test_one_person_gets_one_surrogate_whatever_the_ner_calls_them():
     one = lines[0][len("Re: "):lines[0].index(" (MRN")]
     other = lines[2][len("cc: "):lines[2].index(" (patient)")]
     assert one == other and "Ashby" not in doc._.deid_text
+
+
+def test_a_clinician_named_once_without_a_title_keeps_the_corpus_surrogate():
+    """"Dr. Velasquez" then "Velasquez agrees": the clinician's surrogate is the one of every note."""
+    nlp = make_nlp()
+
+    def run(text, ents):
+        doc = nlp.make_doc(text)
+        doc._.deid_record = {"id": "d1", "patient_id": "p1"}
+        doc.ents = [doc.char_span(text.index(t) if n == 0 else text.rindex(t), (text.index(t) if n == 0 else text.rindex(t)) + len(t), label=l)
+                    for n, (t, l) in enumerate(ents)]
+        for _, proc in nlp.pipeline:
+            doc = proc(doc)
+        return doc._.deid_text
+
+    alone = run("Seen by Dr. Velasquez.", [("Velasquez", "DOCTOR")])
+    both = run("Seen by Dr. Velasquez. Velasquez agrees.", [("Velasquez", "DOCTOR"), ("Velasquez", "PERSON")])
+    assert alone.split("Dr. ")[1].rstrip(".") == both.split("Dr. ")[1].split(".")[0]

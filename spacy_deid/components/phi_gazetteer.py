@@ -115,7 +115,8 @@ _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 # a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 _CLOCK = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
-_UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards".split())
+_UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
+                         "calories units".split())
 _COUNTED_AFTER = frozenset("""
 tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
 """.split())
@@ -857,7 +858,7 @@ class PhiGazetteer(Pipe):
                 out.append(Span(doc, k + 1, k + 2, label="AGE"))  # ("wife may (92) in to visit")
             elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].lower_ == "x" and k + 1 < n \
                     and k + 1 not in taken and re.match(r"^\d{4,5}$", doc[k + 1].text) \
-                    and not _CLOCK.match(doc[k + 1].text) \
+                    and not _CLOCK.match(doc[k + 1].text) and doc[k + 1].text != "2400" \
                     and not (k + 2 < n and (doc[k + 2].lower_ in _COUNTED_AFTER or doc[k + 2].lower_ in _UNITS_AFTER)):
                 out.append(Span(doc, k, k + 2, label="PHONE"))
         return out
@@ -1064,6 +1065,7 @@ class PhiGazetteer(Pipe):
         # the names the gazetteer found: where one overlaps a NER entity, the person is what
         # it is and where it ends (``_without_names``, ``Gazetteer.person_within``)
         names = [sp for sp in doc.spans[self.spans_key] if sp.label_ == NAME]
+        place_starts = {sp.start for sp in doc.spans[self.spans_key] if sp.label_ in PLACE_LABELS}
         entities = self._without_names(doc, [sp for sp in names if self._gazetteer.listed_person(sp)])
         entities = self._without_structured(doc, entities)
         entities = self._without_inner_roles(doc, entities)
@@ -1080,9 +1082,11 @@ class PhiGazetteer(Pipe):
             # a name, place or organisation ends before clinical shorthand ("siefield w/ ulcerative colitis")
             if category in _NAMED:
                 end = next((i for i in range(start + 1, end) if doc[i].lower_ in _PHRASE_JOINERS), end)
-            # a name ends before a preposition ("sam in jamaica plain": the place is the lists')
+            # a name ends before a preposition that a place the lists found follows ("sam in
+            # jamaica plain"; "Lee In Sook", "Minh To Nguyen" stay whole)
             if category == "NAME":
-                end = next((i for i in range(start + 1, end) if doc[i].lower_ in _NAME_ENDING_PREPOSITIONS), end)
+                end = next((i for i in range(start + 1, end - 1)
+                            if doc[i].lower_ in _NAME_ENDING_PREPOSITIONS and i + 1 in place_starts), end)
             # a name ends before a digit or "@" ("JIM @ 555-1234": the number is a phone's)
             if category == "NAME":
                 end = next(

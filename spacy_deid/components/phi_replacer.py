@@ -389,11 +389,12 @@ class PhiReplacer(Pipe):
         patient_scope = self.patient_scope(doc)
         covered = [False] * len(doc)
         detections = list(self.detections(doc))
-        # one person, one surrogate in a note: a name the NER calls a patient once and a
+        # one person, one surrogate in a note: a name the NER calls the patient once and a
         # doctor once ("Re: Winifred Ashby" ... "cc: Winifred Ashby (patient)") keeps the
-        # patient's scope both times
+        # patient's scope both times (a clinician named once without a title keeps theirs)
         patients = frozenset(
-            span.text.lower() for span, _, category in detections if category == "NAME" and not self._clinician(span)
+            span.text.lower() for span, _, category in detections
+            if category == "NAME" and span.label_.upper() == "PATIENT" and not _clinician_context(span)
         )
         for span, reason, category in detections:
             for i in range(span.start, span.end):

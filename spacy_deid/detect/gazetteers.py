@@ -328,6 +328,8 @@ comprehensive integrative functional cosmetic diagnostic medicine surgery care c
 department service services team fellow attending resident f/u follow followup follow-up seen see per by via
 pulmonary gi renal cardiac vascular thoracic colorectal gyn ob obgyn ent ortho urgent emergency primary
 c-l cl consult-liaison liaison await awaiting pending send sent
+perinatal neonatal maternal fetal reproductive developmental forensic addiction
+ep bmt rad rads stat ir vir nir hem heme onc pulm neph endo id peds overnight weekend night body floor
 """.split())
 # words before an organisation that takes someone on, insures or carries them
 _REFERRAL_CUES = frozenset("via thru through carrier payer payor payee insurer coverage enrolled enroll "
@@ -386,6 +388,8 @@ county city town village municipal regional area district dss dcf dcfs aps cps d
 weight loss stamp stamps prevention early intervention anger management bible study wheelchair van taxi air
 ground retail compounding managed employer cessation smoking genetic chaplain life child teachers electric
 company fire police post office boxing cab ride rides transport
+domestic violence harm reduction needle exchange pace wic snap benefits choir chair car real estate parks
+church good injury crisis rape sexual assault victims veterans
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
 _PRACTICE_CUES = frozenset("from at to @".split())
@@ -3322,10 +3326,10 @@ class Gazetteer:
                 while first > min(own) and (doc[first - 1].is_title or doc[first - 1].is_upper or not doc[first - 1].is_alpha):
                     first -= 1
                 first = next(i for i in own if i >= first)
-                if not _starts_sentence(doc, first) and doc[_prev_word(doc, first)].lower_ not in _NOTE_VERBS \
-                        or self._practice_context(doc, first, end):
+                # (with a letterhead's or referral's context: "Heart Failure Cardiology" is a service)
+                if self._practice_context(doc, first, end):
                     out.append(Span(doc, first, end, label=ORG))
-            elif own:
+            elif own and self._named_enough(doc, own, mixed_case):
                 start = min(own)  # the name starts with its own words ("gi f/u - valley rheumatology")
                 if self._practice_context(doc, start, end):
                     out.append(Span(doc, start, end, label=ORG))
@@ -3437,8 +3441,8 @@ class Gazetteer:
         """``doc[k]`` may be a word of a name by its form: capitalised in mixed-case text; in
         single-case text a word no dictionary has or one a list of names or places has."""
         t = doc[k]
-        if mixed_case:
-            return t.is_title or t.is_upper
+        if mixed_case:  # (a capital that only starts the sentence tells nothing: "Rape crisis center")
+            return (t.is_title or t.is_upper) and not _starts_sentence(doc, k)
         return self._unknown_word(doc, k) or bool(self.tags(t.lower_) & _NAME_OR_PLACE_TAGS)
 
     @staticmethod
@@ -3446,8 +3450,9 @@ class Gazetteer:
         """``doc[start]`` starts a line or a header's part after a dash, the name then ending
         its line or part (a letterhead, not a plan's bullet: "- Page cardiology" is one line
         too), or comes after a credential and its comma, or after a referral's cue."""
+        # (not a note's title: "Perinatal Psychiatry Intake")
         line_end = end >= len(doc) or "\n" in doc[end - 1].whitespace_ or doc[end].text in {",", "(", "-", "—", "–", "\n"} \
-            or "\n" in doc[end].text or end + 1 < len(doc) and ("\n" in doc[end].whitespace_ or "\n" in doc[end + 1].text)
+            or "\n" in doc[end].text
         if start == 0 or "\n" in doc[start - 1].whitespace_ or "\n" in doc[start - 1].text:
             return line_end
         j = start - 1
