@@ -2149,7 +2149,7 @@ def test_practices_named_before_their_specialty(nlp, text, expected):
     "text,expected",
     [
         # an organisation of ordinary words after a word that refers, enrols, insures or carries
-        ("workers comp carrier great plains indemnity claim wc-77120934", [("great plains indemnity", "ORG")]),
+        ("workers comp carrier great plains indemnity no. wc-77120934", [("great plains indemnity", "ORG")]),
         ("resettled by open arms refugee services, caseworker present", [("open arms refugee services", "ORG")]),
         # a place of work after a trade or a word of work in the sentence
         ("line cook, days on the dock at harbor freight lines, eats late", [("harbor freight lines", "ORG")]),
