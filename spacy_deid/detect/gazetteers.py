@@ -900,6 +900,13 @@ def _short_line_bounds(doc: Doc, i: int, max_words: int) -> Optional[Tuple[int, 
     return start, end
 
 
+def _org_word_shape(t) -> bool:
+    """A token that may be a word of an organisation's name by its shape: letters (a hyphened
+    word too), no function word (spaCy's stop words that name things stay: "call", "four")."""
+    low = t.lower_
+    return (t.is_alpha or "-" in low and low.replace("-", "").isalpha()) and not (t.is_stop and low not in _CONTENT_STOP_WORDS)
+
+
 def _thanks_before(doc: Doc, i: int) -> bool:
     """A closing's word and its comma before ``doc[i]`` ("thanks, hb", "Regards, JT")."""
     return i > 1 and doc[i - 1].text == "," and doc[i - 2].lower_ in {"thanks", "thx", "regards", "best", "sincerely", "cheers"}
@@ -3354,13 +3361,11 @@ class Gazetteer:
                 if low == "-" and not w.whitespace_ and start > 1 and not doc[start - 2].whitespace_ and doc[start - 2].is_alpha:
                     start -= 1  # "tri-town": the tokenizer splits a hyphened word
                     continue
-                if not (w.is_alpha or "-" in low and low.replace("-", "").isalpha()) \
-                        or w.is_stop and low not in _CONTENT_STOP_WORDS or self.clinical_term(low) \
+                if not _org_word_shape(w) or self.clinical_term(low) \
                         or low.endswith(("ed", "ing")) and get_string_id(low) in dictionary_words():
                     break
                 start -= 1
-            own = [k for k in range(start, i) if self._own_practice_word(lowers[k])
-                   and lowers[k] not in _GENERIC_FACILITY and lowers[k] not in _SERVICE_KINDS]
+            own = [k for k in range(start, i) if self._own_org_word(lowers[k])]
             # (a verb before the name ends it: "contact social services", "uses food bank")
             own = [k for k in own if not any(lowers[m] in _NOTE_VERBS for m in range(k, i))]
             if own and self._named_enough(doc, own, mixed_case):
@@ -3385,25 +3390,23 @@ class Gazetteer:
             start = i + 1
             while start < n and lowers[start] in {":", "-", "the", "in", "to", "with", "w/", "at"}:
                 start += 1
-            end, own = start, False
+            end = start
             while end < n and end - start < 6 and "\n" not in doc[end - 1].whitespace_:
                 w = lowers[end]
                 if w in _INNER_ORG_WORDS and end > start:
                     end += 1
                     continue
-                if not (doc[end].is_alpha or "-" in w and w.replace("-", "").isalpha()) \
-                        or doc[end].is_stop and w not in _CONTENT_STOP_WORDS \
+                if not _org_word_shape(doc[end]) \
                         or self.clinical_term(w) or w in CALENDAR_WORDS or is_role(w) or w in CREDENTIALS:
                     break
                 if w in _REFERRAL_TAILS and end > start:
                     while end + 1 < n and lowers[end + 1] in _REFERRAL_TAILS and "\n" not in doc[end].whitespace_:
                         end += 1
-                    own_words = [k for k in range(start, end) if self._own_practice_word(lowers[k])
-                                 and lowers[k] not in _GENERIC_FACILITY and lowers[k] not in _SERVICE_KINDS]
-                    if own and lowers[end - 1] not in _INNER_ORG_WORDS and self._named_enough(doc, own_words, mixed_case):
+                    # (the words before the last one; "of", "and" are no words of its own)
+                    own = [k for k in range(start, end) if lowers[k] not in _INNER_ORG_WORDS and self._own_org_word(lowers[k])]
+                    if own and lowers[end - 1] not in _INNER_ORG_WORDS and self._named_enough(doc, own, mixed_case):
                         out.append(Span(doc, start, end + 1, label=ORG))
                     break
-                own = own or self._own_practice_word(w) and w not in _GENERIC_FACILITY and w not in _SERVICE_KINDS
                 end += 1
         return out
 
@@ -3429,6 +3432,11 @@ class Gazetteer:
                     or low in _PRACTICE_MODIFIERS or low in _CLINIC_KIND_WORDS or low in HOSPITAL_WORDS
                     or low in CREDENTIALS or low in CALENDAR_WORDS or is_role(low) or low in _VERB_SHORTHAND
                     or low in _NOTE_VERBS or low.endswith(("ed", "ing", "ly")) and get_string_id(low) in dictionary_words())
+
+    def _own_org_word(self, low: str) -> bool:
+        """A practice's own word that is no facility's or service's kind either ("tidewater";
+        not "home", "weight", "transport")."""
+        return self._own_practice_word(low) and low not in _GENERIC_FACILITY and low not in _SERVICE_KINDS
 
     def _named_enough(self, doc: Doc, own: List[int], mixed_case: bool) -> bool:
         """Words of an organisation's own (``own``: token indices) that make a name: one that
