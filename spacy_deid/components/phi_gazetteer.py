@@ -44,7 +44,7 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, is_role, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
+from spacy_deid.detect.gazetteers import _CLOCK_TIME, _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import _SHORTHAND_MD, MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
@@ -114,7 +114,6 @@ _NICKNAME_BIGRAMS = frozenset({("goes", "by"), ("go", "by"), ("known", "as"), ("
 _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 # a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
-_CLOCK = re.compile(r"^([01]\d|2[0-3])[0-5]\d$")
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
 _COUNTED_AFTER = frozenset("""
@@ -858,7 +857,7 @@ class PhiGazetteer(Pipe):
                 out.append(Span(doc, k + 1, k + 2, label="AGE"))  # ("wife may (92) in to visit")
             elif category_of(sp.label_, self._label_map) == "NAME" and doc[k].lower_ == "x" and k + 1 < n \
                     and k + 1 not in taken and re.match(r"^\d{4,5}$", doc[k + 1].text) \
-                    and not _CLOCK.match(doc[k + 1].text) and doc[k + 1].text != "2400" \
+                    and not _CLOCK_TIME.match(doc[k + 1].text) and doc[k + 1].text != "2400" \
                     and not (k + 2 < n and (doc[k + 2].lower_ in _COUNTED_AFTER or doc[k + 2].lower_ in _UNITS_AFTER)):
                 out.append(Span(doc, k, k + 2, label="PHONE"))
         return out

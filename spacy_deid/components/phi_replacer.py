@@ -281,7 +281,7 @@ class PhiReplacer(Pipe):
     ) -> Tuple[Optional[str], str]:
         """The replacement of one PHI span and its method; (None, KEEP) when the
         span is not PHI under Safe Harbor. ``patients``: the names (lower case) the note
-        also writes as no clinician's, which keep the patient's scope wherever they stand."""
+        also labels as the patient's, which keep the patient's scope wherever they stand."""
         text = span.text
         label = span.label_.upper()
         op = self.operator(category)
