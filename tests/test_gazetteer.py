@@ -1958,6 +1958,13 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("SOCIAL: WIFE GLORIA, 60, AT BEDSIDE", [("GLORIA", "PATIENT")], []),
         ("SOCIAL: WIFE MAY (92) IN TO VISIT", [("MAY", "PATIENT")], [("92", "AGE")]),
         ("SOCIAL: WIFE MAY (92 BEDS) IN TO VISIT", [("MAY", "PATIENT")], []),
+        # an age over 89 right after a person or the patient's word where a phrase ends
+        ("RES E. STROUD 94 @ OAK TERRACE", [("E. STROUD", "PATIENT")], [("94", "AGE")]),
+        ("pt lester grimes 90, chf. pt thaddeus wolfe 97 expired", [("lester grimes", "PATIENT"), ("thaddeus wolfe", "PATIENT")],
+         [("90", "AGE"), ("97", "AGE")]),
+        ("glucose 48, juice given. pt 95. md aware", [], [("95", "AGE")]),
+        # a measure, a percentage, an age under 90, a dose: none
+        ("pt 100% on ra, sats 95. hr 92, pt 94.5 kg. pt jones 60, chf. dr lee 100 mg", [("jones", "PATIENT"), ("lee", "DOCTOR")], []),
         # an extension after a person and a spaced "x"; not a count
         ("CASE MGR ELLIE X 7718.", [("ELLIE", "DOCTOR")], [("X 7718", "PHONE")]),
         ("wife jane x 2 visits. dr lee x 3 days", [("jane", "PATIENT"), ("lee", "DOCTOR")], []),
@@ -2266,3 +2273,80 @@ def test_a_street_number_is_no_ner_age(address_nlp):
     doc.ents = [doc.char_span(text.index("88"), text.index("88") + 2, label="AGE")]
     doc = address_nlp.get_pipe("phi_gazetteer")(doc)
     assert [(e.text, e.label_) for e in doc.ents] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a relative's nickname that is an ordinary noun, where a name ends
+        ("social: wife clover in waiting room, neighbor buzz @ 0130", [("clover", "NAME"), ("buzz", "NAME")]),
+        ("SOCIAL: MOM CRICKET AND DAD HERE. GRANDSON MOOSE CALLED", [("CRICKET", "NAME"), ("MOOSE", "NAME")]),
+        ("Wife Clover at bedside.", [("Clover", "NAME")]),
+        # clinical words, things, adjectives and verbs after a relative: none
+        ("fh: mother stroke at 60, brother lymphoma. wife cell 617. wife present, son update given. mother alive and well.", []),
+        ("wife clover honey. sons buzz. wife clover was", [("clover", "NAME")]),
+    ],
+)
+def test_relatives_nicknames_of_ordinary_nouns(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected
+
+
+def test_relatives_nicknames_are_lowercase_words_only_in_single_case_text(nlp):
+    assert [sp for sp in found(nlp, "Her wife clover was at bedside. Plan discussed.") if sp[1] == "NAME"] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a landmark word before its name, after a site's cue or with a name no dictionary has
+        ("ejected from boat on lake of the ozarks near party cove", [("lake of the ozarks", "LOCATION_OTHER")]),
+        ("cleaning gutters. lake winnipesaukee june 1", [("lake winnipesaukee", "LOCATION_OTHER")]),
+        ("burn at campground on lake tahoe 7/5", [("lake tahoe", "LOCATION_OTHER")]),
+        # a landmark after "on", "outside"
+        ("stung while hiking on bear creek trail", [("bear creek trail", "LOCATION_OTHER")]),
+        ("Slipped outside Union Station this morning", [("Union Station", "LOCATION_OTHER")]),
+        # what a landmark word is for, a time, no name: none
+        ("at camp this week. lake house. on lake of fluid. pt on heparin drip", []),
+    ],
+)
+def test_landmarks_named_after_their_word_and_at_a_site(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == expected
+
+
+def test_nickname_nouns_hold_rare_nouns_and_no_words_of_clinical_notes():
+    from spacy_deid.detect.gazetteers import nickname_nouns
+
+    nouns = nickname_nouns()
+    assert {"clover", "pinky", "buzz", "taffy"} <= nouns
+    # clinical words, frequent nouns, adjectives, inflected verbs, plurals, listed names: none
+    assert not nouns & {"cell", "stroke", "lymphoma", "sugar", "visit", "home", "present", "alive", "died", "peaches", "rose"}
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a care home of ordinary words after the nursing note's "@", and "holy"/"sacred" hospitals after "to", "from"
+        ("hospice visit @ willow bend rm 14", [("willow bend", "HOSPITAL")]),
+        ("rt note - trach pt @ harmony hill sub-acute", [("harmony hill", "HOSPITAL")]),
+        ("pt back to holy family from the ed", [("holy family", "HOSPITAL")]),
+        ("transfer from sacred heart 4 west", [("sacred heart", "HOSPITAL")]),
+        # what "@" stands before in a note: none
+        ("ambulated @ bedside @ rest. pt @ baseline @ this point. lives on dairy farm. fell on beginner trail", []),
+    ],
+)
+def test_care_homes_after_at_signs_and_holy_hospitals(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] in ("HOSPITAL", "LOCATION_OTHER")] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a practice named after the patient's doctor's word
+        ("PCP: BLACKSTONE VALLEY PEDIATRICS, DR AMARAL", [("BLACKSTONE VALLEY PEDIATRICS", "ORG")]),
+        ("lives hooksett. pcp concord pediatrics.", [("concord pediatrics", "ORG")]),
+        # a kind of practice after it: none
+        ("pcp pediatric cardiology. seen w/ peds cardiology", []),
+    ],
+)
+def test_practices_after_the_patients_doctor(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == expected

@@ -116,6 +116,8 @@ _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
+# the patient's words before a bare age ("pt 92, a&o x3", "RES 94 @ OAK TERRACE")
+_RESIDENT_WORDS = frozenset("pt patient res resident".split())
 _COUNTED_AFTER = frozenset("""
 tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
 """.split())
@@ -830,7 +832,9 @@ class PhiGazetteer(Pipe):
           10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
           that counts ("1/2 tab");
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
-          bedside", "wife may (92) in to visit");
+          bedside", "wife may (92) in to visit"), or right after a person or the patient's word
+          where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt Lester Grimes 90, CHF",
+          "pt 95. md aware", "pt thaddeus wolfe 97 expired");
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -838,11 +842,18 @@ class PhiGazetteer(Pipe):
             sp for sp in [*doc.ents, *doc.spans[self.spans_key]]
             if category_of(sp.label_, self._label_map) in ("NAME", "ORGANIZATION")
         ]
-        if not named:
-            return []
         taken = self._taken(doc)
         n = len(doc)
         out: List[Span] = []
+        people = {sp.end for sp in named if category_of(sp.label_, self._label_map) == "NAME"}
+        for k in range(1, n):
+            if k in taken or not doc[k].text.isdigit() or not 90 <= int(doc[k].text) <= 125:
+                continue
+            if k in people or doc[k - 1].lower_ in _RESIDENT_WORDS and "\n" not in doc[k - 1].whitespace_:
+                ends = k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} \
+                    or self._gazetteer.after_name_word(doc[k + 1])
+                if ends:
+                    out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
             k = sp.end
             if k >= n or k in taken:

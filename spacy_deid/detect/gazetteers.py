@@ -92,6 +92,22 @@ grandchildren grandkids children kids friends neighbors neighbours roommates ste
 """.split())
 
 
+# relatives and friends, before whom a note writes a nickname ("wife clover", "DTR PINKY"); no
+# clinician (named by a surname); a plural only before a list ("sons rip and colt")
+_KIN_WORDS = frozenset("""
+wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
+girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
+neighbor neighbour roommate stepson stepdaughter stepdad stepmom stepsister stepbrother godmother
+godfather dtr dau gdtr bro sis hubby gf bf granddtr granddau gdau gson grandma grandpa buddy
+""".split())
+_KIN_PLURALS = frozenset("""
+sons daughters brothers sisters parents kids grandkids grandchildren children friends neighbors roommates
+""".split())
+# what a note writes right after a relative's name: a list goes on, a place, a time or the
+# relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp")
+_AFTER_NICKNAME = frozenset("in at @ from on is was here who , . ; :".split())
+
+
 def is_role(low: str) -> bool:
     """A role word or its plural ("son", "SONS", "daughters")."""
     return low in ROLES or (low.endswith("s") and low[:-1] in ROLES)
@@ -284,8 +300,15 @@ dog water theme amusement national state city county public private local nearby
 neighbourhood trailer high middle elementary primary secondary grade nursing medical law night summer
 day boarding sunday bible fitness health golf country book coffee fast food farmers flea grocery
 train bus gas police fire power sewage treatment nuclear
+beginner intermediate advanced bunny hiking walking bike biking nature ski dairy cattle horse hog chicken poultry
+family tree
 """.split())
 LANDMARK_CUES = frozenset("at in to from near by".split())
+# where a named landmark is the site of what happened ("fell on bear creek trail", "slipped
+# outside union station", "hiking along the john muir trail")
+_LANDMARK_SITE_CUES = LANDMARK_CUES | frozenset("on outside along off behind past across".split())
+# landmark words written before the name ("lake tahoe", "MT RAINIER", "camp lejeune", "lake of the ozarks")
+_LANDMARK_HEADS = frozenset("lake mount mt camp fort cape isle".split())
 # schools, and what a social history writes before one ("attends little sprouts daycare",
 # "GRADUATED DEAN TECHNICAL HIGH SCHOOL")
 _SCHOOL_WORDS = frozenset("school academy college university daycare preschool kindergarten".split())
@@ -392,7 +415,8 @@ domestic violence harm reduction needle exchange pace wic snap benefits choir ch
 church good injury crisis rape sexual assault victims veterans
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
-_PRACTICE_CUES = frozenset("from at to @".split())
+# (and who a patient's doctor is: "PCP: BLACKSTONE VALLEY PEDIATRICS", "f/u with coastal dermatology")
+_PRACTICE_CUES = frozenset("from at to @ pcp pediatrician dentist with w/".split())
 # words of "-ology" that name a test's finding or a science, no practice ("abnormal cytology")
 _NOT_PRACTICES = frozenset("""
 cytology histology serology morphology etiology aetiology physiology pathophysiology technology methodology
@@ -445,9 +469,10 @@ short long brief time times period periods while
 # crest", "the willows"), and the words before one ("back to", "accepted at", "d/c to")
 _RESIDENCE_WORDS = frozenset("""
 grove groves crest ridge terrace willows manor gardens glen meadows meadow haven heights hills park pointe
-commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista
+commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista bend hill cottages
 """.split())
-_RESIDENCE_CUES = frozenset("to at from".split())
+# ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "hospice visit @ willow bend")
+_RESIDENCE_CUES = frozenset("to at from @".split())
 # landscape words that name a region after a side of the compass ("south shore", "east bay")
 _REGION_WORDS = _RESIDENCE_WORDS | frozenset("shore shores bay coast valley lake lakes river country side".split())
 
@@ -593,6 +618,16 @@ def dictionary_words() -> FrozenSet[int]:
 
 
 CLINICAL_FORMS = "gazetteers/clinical_forms.txt"
+NICKNAME_NOUNS = "gazetteers/nickname_nouns.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def nickname_nouns() -> FrozenSet[str]:
+    """The ordinary words a relative's nickname may be (the shipped ``nickname_nouns.txt``:
+    rare singular nouns no clinical note writes, "clover", "pinky", "buzz")."""
+    from spacy_deid.resources import asset_path
+
+    return frozenset(read_term_file(asset_path(NICKNAME_NOUNS)))
 
 
 def _purpose_word(low: str) -> bool:
@@ -1239,6 +1274,46 @@ class Gazetteer:
         out = [self._surname_after(doc, sp) if self._first_name_only(doc[sp.end - 1]) else sp for sp in out]
         return titled_out, out + self._comma_partners(doc, titled_out + out)
 
+    def kin_nicknames(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """NAME spans: a relative's or friend's nickname that is an ordinary noun no clinical
+        note writes (``nickname_nouns``: "clover", "pinky"; the name rules take listed names)
+        right after the relative's word, where a name ends: before a comma or a stop, a place
+        or time word, a visitor's verb, the line's end, or "and" with another relative or name
+        ("DTR PINKY IN WILMINGTON", "wife clover in waiting room", "mom cricket and dad bear",
+        "grandson moose called"); after a plural only in a list ("kids blue (14) and piper").
+        Capitalised in mixed-case text ("Wife Clover")."""
+        nouns = nickname_nouns()
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n):
+            t = doc[i]
+            low = t.lower_
+            if low not in nouns or len(low) < 3 or (mixed_case and not t.is_title) or "\n" in doc[i - 1].whitespace_:
+                continue
+            kin = doc[i - 1].lower_
+            if kin == "law" and i >= 3 and doc[i - 2].lower_ in {"in", "-"}:
+                kin = doc[i - 3].lower_  # "son in law butch"
+            plural = kin in _KIN_PLURALS
+            if not (kin in _KIN_WORDS or plural) or self.clinical_term(low) or NAME in self.tags(low):
+                continue
+            if self._nickname_ends(doc, i + 1, plural):
+                out.append(Span(doc, i, i + 1, label=NAME))
+        return out
+
+    def _nickname_ends(self, doc: Doc, k: int, plural: bool) -> bool:
+        """Whether a relative's nickname ends before ``doc[k]`` (see ``kin_nicknames``)."""
+        if k >= len(doc) or "\n" in doc[k - 1].whitespace_:
+            return not plural
+        low = doc[k].lower_
+        if low in {"and", "&"} and k + 1 < len(doc):
+            nxt = doc[k + 1].lower_
+            return nxt in _KIN_WORDS or nxt in nickname_nouns() or NAME in self.tags(nxt)
+        if low == "(":
+            return k + 1 < len(doc) and (doc[k + 1].like_num or doc[k + 1].lower_ in ROLES)
+        if plural:
+            return False
+        return low in _AFTER_NICKNAME or low in _VISITOR_VERBS or low in _TOLD_WORDS or self.after_name_verb(doc[k])
+
     def _first_name_only(self, t) -> bool:
         tags = self.tags(t.lower_)
         return "key:first_names" in tags and "key:last_names" not in tags
@@ -1578,11 +1653,12 @@ class Gazetteer:
 
     def landmarks(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: one or two name words and a landmark word after
-        "at", "in", "to", "from" or "near" ("fell at flores middle school",
-        "walking at wheeler lake", "volunteers at the yoder creek trail"), in any
-        case; names of what a place is for ("at the dog park", "at high school")
-        are not taken."""
-        out: List[Span] = []
+        "at", "in", "to", "from", "near", "on", "outside", "along"... ("fell at flores
+        middle school", "walking at wheeler lake", "volunteers at the yoder creek trail",
+        "stung on bear creek trail"), in any case; names of what a place is for ("at the dog
+        park", "at high school") are not taken. And a landmark word written before its
+        name (``_landmark_heads``: "on lake tahoe", "LAKE WINNIPESAUKEE")."""
+        out: List[Span] = self._landmark_heads(doc)
         n = len(doc)
         for i in range(1, n):
             if doc[i].lower_ not in LANDMARK_WORDS:
@@ -1610,7 +1686,7 @@ class Gazetteer:
             if j == i or doc[j].lower_ in LANDMARK_GENERIC:
                 continue
             cue = _words_before(doc, j)[1]
-            if cue in LANDMARK_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
+            if cue in _LANDMARK_SITE_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         # a high school named short: a listed name or town, or a word no dictionary has, and
         # "high" that ends the phrase, after "at" or a school's cue ("plays soccer at roosevelt
@@ -1626,6 +1702,36 @@ class Gazetteer:
             if any(NAME in self.tags(doc[k].lower_) or CITY in self.tags(doc[k].lower_) or self._unknown_word(doc, k)
                    for k in range(j, i)) and not any(self.clinical_term(doc[k].lower_) for k in range(j, i)):
                 out.append(Span(doc, j, i + 1, label="LOCATION_OTHER"))
+        return out
+
+    def _landmark_heads(self, doc: Doc) -> List[Span]:
+        """LOCATION_OTHER spans: a landmark word of ``_LANDMARK_HEADS`` and one or two name words
+        after it ("lake of the" too), after a site's cue ("cabin on lake tahoe", "stationed at
+        camp lejeune") or when every name word is one no dictionary holds or a listed name or
+        place ("LAKE WINNIPESAUKEE", "mt rainier"); capitalised in mixed-case text. Not "at camp
+        this week", "at lake house", "mt sinai" (a hospital's, taken by the hospital rules)."""
+        out: List[Span] = []
+        n = len(doc)
+        mixed_case = is_mixed_case(doc)
+        for i in range(n - 1):
+            if doc[i].lower_.rstrip(".") not in _LANDMARK_HEADS or "\n" in doc[i].whitespace_:
+                continue
+            j = i + 1 + (doc[i + 1].text == ".")
+            if j + 2 < n and doc[j].lower_ == "of" and doc[j + 1].lower_ == "the":
+                j += 2  # "lake of the ozarks"
+            end = j
+            while end < n and end < j + 2 and self._landmark_name_word(doc, end) and not self.clinical_term(doc[end].lower_) \
+                    and doc[end].lower_ not in CALENDAR_WORDS | _LANDMARK_SITE_CUES and not (mixed_case and not doc[end].is_title):
+                end += 1
+                if "\n" in doc[end - 1].whitespace_:
+                    break
+            if end == j or end < n and (doc[end].lower_ in HOSPITAL_WORDS or doc[end].lower_ in DEPARTMENT_WORDS):
+                continue  # a hospital's or its department's ("DRAWN AT MT AUBURN LAB": the hospital rules')
+            named = all(
+                self._unknown_word(doc, k) or self.tags(doc[k].lower_) & _NAME_OR_PLACE_TAGS for k in range(j, end)
+            )
+            if named or _words_before(doc, i)[1] in _LANDMARK_SITE_CUES:
+                out.append(Span(doc, i, end, label="LOCATION_OTHER"))
         return out
 
     def travel_places(self, doc: Doc) -> List[Span]:
@@ -2074,6 +2180,9 @@ class Gazetteer:
                 return Span(doc, i, k + 1, label=HOSPITAL)
         if weak and t.lower_ in _HOSPITAL_ALONE_WORDS and not (i + 1 < n and doc[i + 1].lower_ == "of"):
             return Span(doc, i, i + 1, label=HOSPITAL)  # ("awaiting bed at kindred"; "at the mercy of")
+        if t.lower_ in {"holy", "sacred"} and i + 1 < n and doc[i + 1].is_alpha and not doc[i + 1].is_stop \
+                and not self.clinical_term(doc[i + 1].lower_) and "\n" not in t.whitespace_:
+            return Span(doc, i, i + 2, label=HOSPITAL)  # "pt back to holy family", "from sacred heart 4 west"
         if weak:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
@@ -3266,6 +3375,7 @@ class Gazetteer:
             self.cross_streets(doc, lowers) + self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled
             + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
+            + self.kin_nicknames(doc, mixed_case)
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
@@ -3468,6 +3578,8 @@ class Gazetteer:
             return line_end or doc[j].text == "("  # "Dermatology Clinic Note — Sunbelt", "(urgent care"
         if doc[j].text == "," and j > 0 and doc[j - 1].lower_.rstrip(".") in CREDENTIALS:
             return True
+        if doc[j].text == ":" and j > 0 and doc[j - 1].lower_ in _PRACTICE_CUES:
+            j -= 1  # "PCP: CONCORD PEDIATRICS"
         low = doc[j].lower_
         return low in _PRACTICE_CUES or (j > 0 and (doc[j - 1].lower_, low) in _PRACTICE_BIGRAMS)
 
