@@ -1963,6 +1963,7 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("pt lester grimes 90, chf. pt thaddeus wolfe 97 expired", [("lester grimes", "PATIENT"), ("thaddeus wolfe", "PATIENT")],
          [("90", "AGE"), ("97", "AGE")]),
         ("glucose 48, juice given. pt 95. md aware", [], [("95", "AGE")]),
+        ("pt thaddeus wolfe 98 lives w/ dtr. pt 100 units", [("thaddeus wolfe", "PATIENT")], [("98", "AGE")]),
         # a measure, a percentage, an age under 90, a dose: none
         ("pt 100% on ra, sats 95. hr 92, pt 94.5 kg. pt jones 60, chf. dr lee 100 mg", [("jones", "PATIENT"), ("lee", "DOCTOR")], []),
         # an extension after a person and a spaced "x"; not a count
@@ -2350,3 +2351,29 @@ def test_care_homes_after_at_signs_and_holy_hospitals(nlp, text, expected):
 )
 def test_practices_after_the_patients_doctor(nlp, text, expected):
     assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a listed first name and a surname after the patient's word: one no list has, or any before the age
+        ("wound rn note\nres olive marchetti, 97. stage 3 pi", [("olive marchetti", "NAME")]),
+        ("sn visit - pt minerva toll 98 lives w/ dtr", [("minerva toll", "NAME")]),
+        ("PT RAY KOWALCZYK 92 D/C TO SNF", [("RAY KOWALCZYK", "NAME")]),
+        # a verb or an adverb after the patient, a percentage: no surname
+        ("pt will call back. pt mark improved 50%. pt grace period. pt sue pain 10/10", []),
+    ],
+)
+def test_names_after_the_patients_word(nlp, text, expected):
+    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected
+
+
+def test_a_drug_and_its_dose_after_a_pharmacys_colon_is_no_pharmacy(nlp):
+    text = "comfort kit delivered by shore pharmacy: morphine 20mg/ml. PHARMACY: LORAZEPAM 2 MG"
+    assert [sp for sp in found(nlp, text) if sp[1] == "ORG"] == []
+    assert [sp for sp in found(nlp, "pharmacy: rite aid") if sp[1] == "ORG"] == [("rite aid", "ORG")]
+
+
+def test_an_employer_named_after_the_word_with_a_company_word_last(nlp):
+    assert [sp for sp in found(nlp, "employer acme logistics. emerg contact son") if sp[1] == "ORG"] == [("acme logistics", "ORG")]
+    assert [sp for sp in found(nlp, "employer notified. employer fmla forms done. employer aware") if sp[1] == "ORG"] == []

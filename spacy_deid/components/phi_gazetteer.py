@@ -44,7 +44,7 @@ from spacy_deid.detect.gazetteers import (
     load_lists,
 )
 from spacy_deid.detect.gazetteers import EMIT_ZIPF, MIDDLE_INITIAL, date_word, has_title_before, is_mixed_case, is_role, shorthand_token, zipf
-from spacy_deid.detect.gazetteers import _CLOCK_TIME, _CONTACT_CUE_WORDS, _ORG_FIELDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
+from spacy_deid.detect.gazetteers import _CLOCK_TIME, _CONTACT_CUE_WORDS, _ORG_FIELDS, _RESIDENT_WORDS, _SIZE_WORDS, _UNIT_AFTER_HOSPITAL, _starts_sentence, is_title_word, trade_words
 from spacy_deid.detect.labels import category_of, make_label_map
 from spacy_deid.detect.patterns import _SHORTHAND_MD, MONTH_DAY_NOT_10, STREET_PREFIXES, STREET_SUFFIXES
 from spacy_deid.surrogates.names import NAME_PARTICLES
@@ -116,8 +116,6 @@ _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
-# the patient's words before a bare age ("pt 92, a&o x3", "RES 94 @ OAK TERRACE")
-_RESIDENT_WORDS = frozenset("pt patient res resident".split())
 _COUNTED_AFTER = frozenset("""
 tab tabs tablet tablets pill pills dose doses of bottles cores units amp amps vial vials strength bottle times x
 """.split())
@@ -851,7 +849,7 @@ class PhiGazetteer(Pipe):
                 continue
             if k in people or doc[k - 1].lower_ in _RESIDENT_WORDS and "\n" not in doc[k - 1].whitespace_:
                 ends = k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} \
-                    or self._gazetteer.after_name_word(doc[k + 1])
+                    or self._gazetteer.after_name_verb(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER
                 if ends:
                     out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:

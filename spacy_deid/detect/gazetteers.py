@@ -106,6 +106,8 @@ sons daughters brothers sisters parents kids grandkids grandchildren children fr
 # what a note writes right after a relative's name: a list goes on, a place, a time or the
 # relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp")
 _AFTER_NICKNAME = frozenset("in at @ from on is was here who , . ; :".split())
+# the patient's words before a name or a bare age ("res olive marchetti", "pt 92, a&o x3")
+_RESIDENT_WORDS = frozenset("pt patient res resident".split())
 
 
 def is_role(low: str) -> bool:
@@ -385,6 +387,9 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
     "community services", "human services", "social services", "behavioral health", "care partners",
     "health partners", "visiting nurses",
 ))
+# a dose after a drug's name: "20mg", "0.5mg/ml", "2 mg"
+_DOSE_UNITS = frozenset("mg mcg ml g gm units unit meq".split())
+_DOSE = re.compile(r"^\d+(\.\d+)?(mg|mcg|ml|g|gm|units?|meq)$", re.I)
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
 _WORKPLACE_CUES = frozenset("at @ w/ with for from".split())
 _WORK_TIMES = frozenset("dock laid fired retired owns owned".split())
@@ -1298,6 +1303,41 @@ class Gazetteer:
                 continue
             if self._nickname_ends(doc, i + 1, plural):
                 out.append(Span(doc, i, i + 1, label=NAME))
+        return out
+
+    def patient_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """NAME spans: a listed first name and a surname after the patient's word ("pt",
+        "res", "91 yo f"), the surname one no dictionary holds, a listed one, or any word
+        before the patient's age ("res olive marchetti, 97", "pt minerva toll 98 lives w/ dtr",
+        "pt amos peel 92:"); not a verb after the patient ("pt rose slowly", "pt will call");
+        capitalised in mixed-case text."""
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(1, n - 1):
+            before = doc[i - 1].lower_
+            patient = before in _RESIDENT_WORDS or (
+                before in {"f", "m", "female", "male"} and i > 1 and doc[i - 2].lower_ in {"yo", "y/o", "yr", "year-old"}
+            )
+            if not patient or "\n" in doc[i - 1].whitespace_ or "\n" in doc[i].whitespace_:
+                continue
+            first, last = doc[i], doc[i + 1]
+            if mixed_case and not (first.is_title and last.is_title):
+                continue
+            if not (first.is_alpha and last.is_alpha) or last.is_stop or "key:first_names" not in self.tags(first.lower_):
+                continue
+            if self.clinical_term(first.lower_) or self.clinical_term(last.lower_) or self.modal_before_verb(doc, i) \
+                    or self.after_name_verb(last) or last.lower_.endswith("ly"):
+                continue  # "pt rose slowly", "pt mark improved"
+            k = i + 2
+            if k < n and doc[k].text == ",":
+                k += 1
+            # the patient's age after the name: "97.", "92:", "98 lives", "84 yo" (not "50%")
+            aged = k < n and (doc[k].lower_ in {"yo", "y/o"} or doc[k].text.isdigit() and 0 < int(doc[k].text) <= 125 and (
+                k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ":", ";", "@"}
+                or doc[k + 1].lower_ in {"yo", "y/o"} or self.after_name_verb(doc[k + 1])
+            ))
+            if self._unknown_word(doc, i + 1) or "key:last_names" in self.tags(last.lower_) and self._name_ends_at(doc, k) or aged:
+                out.append(Span(doc, i, i + 2, label=NAME))
         return out
 
     def _nickname_ends(self, doc: Doc, k: int, plural: bool) -> bool:
@@ -2483,7 +2523,7 @@ class Gazetteer:
                 continue
             field = doc[i + 1].text == ":"
             insurer = not field and doc[i].lower_ in {"insurance", "insurer", "ins"}
-            if not field and not insurer and doc[i].lower_ not in {"pharmacy", "pharm"}:
+            if not field and not insurer and doc[i].lower_ not in {"pharmacy", "pharm", "employer"}:
                 continue
             j = i + 1 + field
             while j < n and (doc[j].is_space or not field and doc[j].lower_ in {"(", "-", "is", "="}):
@@ -2503,6 +2543,11 @@ class Gazetteer:
             words = [t.lower_ for t in doc[j:end] if t.is_alpha]
             # a public plan or a kind of place names no one ("ins: medicare", "facility: home")
             if all(w in _PUBLIC_PLANS or w in _GENERIC_FACILITY for w in words):
+                continue
+            # a drug and its dose after a pharmacy's name ("comfort kit delivered by shore
+            # pharmacy: morphine 20mg/ml")
+            if any(_DOSE.match(doc[k].text) or doc[k].like_num and k + 1 < n and doc[k + 1].lower_ in _DOSE_UNITS
+                   for k in range(j, min(end + 1, n))):
                 continue
             if insurer:
                 # "INSURANCE FLORIDA BLUE ID XJF882041937": with no colon, an insurer's name only
@@ -2525,9 +2570,15 @@ class Gazetteer:
             if not field:
                 # after "pharmacy" with no field's colon ("outpt pharmacy cvs in woburn", "my
                 # pharmacy (stop & shop in malden)"): a word no dictionary has or words joined by
-                # "&" ("pharmacy called back", "pharmacy is aware" name none)
-                if words and (any(not (self.is_common(w) or self._clinical_word(w)) for w in words)
-                              or any(t.text == "&" for t in doc[j:end])):
+                # "&" ("pharmacy called back", "pharmacy is aware" name none); after "employer"
+                # (a social history's "employer heartland insurance group —") a company word
+                # last too ("employer notified", "employer fmla forms" name none)
+                if doc[i].lower_ == "employer":
+                    named = words[-1] in COMPANY_WORDS and not any(self.clinical_term(w) for w in words)
+                else:
+                    named = any(not (self.is_common(w) or self._clinical_word(w)) for w in words) \
+                        or any(t.text == "&" for t in doc[j:end])
+                if words and named:
                     out.append(Span(doc, j, end, label=ORG))
                 continue
             # a name: a word no dictionary has, or a pharmacy or company word at its
@@ -3375,7 +3426,7 @@ class Gazetteer:
             self.cross_streets(doc, lowers) + self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled
             + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
-            + self.kin_nicknames(doc, mixed_case)
+            + self.kin_nicknames(doc, mixed_case) + self.patient_names(doc, mixed_case)
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
