@@ -2359,7 +2359,7 @@ def test_practices_after_the_patients_doctor(nlp, text, expected):
         # a listed first name and a surname after the patient's word: one no list has, or any before the age
         ("wound rn note\nres olive marchetti, 97. stage 3 pi", [("olive marchetti", "NAME")]),
         ("sn visit - pt minerva toll 98 lives w/ dtr", [("minerva toll", "NAME")]),
-        ("PT RAY KOWALCZYK 92 D/C TO SNF", [("RAY KOWALCZYK", "NAME")]),
+        ("PT RAY KOWALCZYK, 92, D/C TO SNF", [("RAY KOWALCZYK", "NAME")]),
         # a verb or an adverb after the patient, a percentage: no surname
         ("pt will call back. pt mark improved 50%. pt grace period. pt sue pain 10/10", []),
     ],

@@ -1307,10 +1307,10 @@ class Gazetteer:
 
     def patient_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """NAME spans: a listed first name and a surname after the patient's word ("pt",
-        "res", "91 yo f"), the surname one no dictionary holds, a listed one, or any word
-        before the patient's age ("res olive marchetti, 97", "pt minerva toll 98 lives w/ dtr",
-        "pt amos peel 92:"); not a verb after the patient ("pt rose slowly", "pt will call");
-        capitalised in mixed-case text."""
+        "res", "91 yo f"), the surname a listed one where the name ends, or any word before
+        the patient's age ("res olive marchetti, 97", "pt minerva toll 98 lives w/ dtr", "pt
+        amos peel 92:"); not a verb after the patient ("pt mark improved 50%", "pt will
+        call"); capitalised in mixed-case text."""
         out: List[Span] = []
         n = len(doc)
         for i in range(1, n - 1):
@@ -1336,7 +1336,8 @@ class Gazetteer:
                 k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ":", ";", "@"}
                 or doc[k + 1].lower_ in {"yo", "y/o"} or self.after_name_verb(doc[k + 1])
             ))
-            if self._unknown_word(doc, i + 1) or "key:last_names" in self.tags(last.lower_) and self._name_ends_at(doc, k) or aged:
+            # (a word no dictionary has is as likely a typo: "pt max assit x2", "PT EARL WASHBURN FOUND")
+            if "key:last_names" in self.tags(last.lower_) and self._name_ends_at(doc, k) or aged:
                 out.append(Span(doc, i, i + 2, label=NAME))
         return out
 
