@@ -2377,3 +2377,10 @@ def test_a_drug_and_its_dose_after_a_pharmacys_colon_is_no_pharmacy(nlp):
 def test_an_employer_named_after_the_word_with_a_company_word_last(nlp):
     assert [sp for sp in found(nlp, "employer acme logistics. emerg contact son") if sp[1] == "ORG"] == [("acme logistics", "ORG")]
     assert [sp for sp in found(nlp, "employer notified. employer fmla forms done. employer aware") if sp[1] == "ORG"] == []
+
+
+def test_taverns_and_trails_are_landmarks(nlp):
+    text = "laceration at the blue moon tavern in fells point. mountain biking at kingdom trails, vt"
+    assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == [
+        ("blue moon tavern", "LOCATION_OTHER"), ("kingdom trails", "LOCATION_OTHER")]
+    assert [sp for sp in found(nlp, "hold on to grab bar. at the sports bar. went to the pub") if sp[1] == "LOCATION_OTHER"] == []

@@ -289,7 +289,8 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
-daycare preschool kindergarten square sq
+daycare preschool kindergarten square sq trails tavern pub grill saloon bistro pizzeria bakery brewery winery
+taproom
 """.split())
 # landmark words that are surnames too ("dr temple", "fr. lake"); not the buildings
 # ("dr school note", "dr office")
