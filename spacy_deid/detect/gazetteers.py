@@ -68,15 +68,20 @@ dr dr. doctor drs mr mr. mrs mrs. ms ms. miss mx prof nurse attending resident f
 np rn pa md cna lpn rrt sw msw cm mgr atty attorney
 fr fr. rev rev. reverend pastor rabbi imam chaplain
 """.split())
-# ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
-ROLES = frozenset("""
+# relatives and friends: before them a note writes a nickname too ("wife clover", "DTR PINKY")
+KIN_ROLES = frozenset("""
 wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
 godmother godfather godson goddaughter stepmother stepfather
 girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
-guardian proxy hcp neighbor neighbour roommate caregiver stepson stepdaughter son-in-law daughter-in-law
-law
+neighbor neighbour roommate stepson stepdaughter
 dtr dtrs dau gdtr bro sis hubby gf bf sil dil bil mil fil granddtr granddau gdau gson grandma grandpa
-stepdad stepmom stepsister stepbrother ex-wife ex-husband exwife exhusband
+stepdad stepmom stepsister stepbrother
+""".split())
+# ("law": the last word of "daughter in law", "son-in-law" as the tokenizer splits them)
+ROLES = KIN_ROLES | frozenset("""
+guardian proxy hcp caregiver son-in-law daughter-in-law
+law
+ex-wife ex-husband exwife exhusband
 pcp cardiologist neurologist oncologist surgeon hospitalist intensivist
 interpreter translator navigator poa hcpoa
 sponsor coordinator landlord landlady coworker co-worker boss mentor
@@ -92,20 +97,10 @@ grandchildren grandkids children kids friends neighbors neighbours roommates ste
 """.split())
 
 
-# relatives and friends, before whom a note writes a nickname ("wife clover", "DTR PINKY"); no
-# clinician (named by a surname); a plural only before a list ("sons rip and colt")
-_KIN_WORDS = frozenset("""
-wife husband son daughter mother father mom dad sister brother friend partner spouse fiance fiancee
-girlfriend boyfriend aunt uncle niece nephew cousin grandson granddaughter grandmother grandfather
-neighbor neighbour roommate stepson stepdaughter stepdad stepmom stepsister stepbrother godmother
-godfather dtr dau gdtr bro sis hubby gf bf granddtr granddau gdau gson grandma grandpa buddy
-""".split())
-_KIN_PLURALS = frozenset("""
-sons daughters brothers sisters parents kids grandkids grandchildren children friends neighbors roommates
-""".split())
 # what a note writes right after a relative's name: a list goes on, a place, a time or the
-# relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp")
-_AFTER_NICKNAME = frozenset("in at @ from on is was here who , . ; :".split())
+# relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp",
+# "mother glory, all from lowell"); not a stop ("wife realtor.")
+_AFTER_NICKNAME = frozenset("in at @ from on is was here who ,".split())
 # the patient's words before a name or a bare age ("res olive marchetti", "pt 92, a&o x3")
 _RESIDENT_WORDS = frozenset("pt patient res resident".split())
 
@@ -241,6 +236,11 @@ trinity shriners kindred parkland israel holy
 # of those, the words that name a hospital alone after "at", "from" or "to" ("bed at kindred";
 # not the faiths: "converted to baptist")
 _HOSPITAL_ALONE_WORDS = frozenset("mercy samaritan sinai deaconess shriners kindred parkland".split())
+# the two words that name a hospital alone after "to", "from", "at" ("back to holy family"; not
+# "from holy land", "to sacred area", a misspelt sacral one)
+_DEVOTIONAL_HOSPITALS = frozenset(tuple(c.split()) for c in (
+    "holy family", "holy cross", "holy name", "holy redeemer", "holy spirit", "holy trinity", "sacred heart",
+))
 # words that often make a hospital's name and are ordinary words as well
 HOSPITAL_NAME_WORDS = frozenset("""
 st st. saint mt mt. mount memorial general central regional community university mercy providence
@@ -307,9 +307,6 @@ beginner intermediate advanced bunny hiking walking bike biking nature ski dairy
 family tree
 """.split())
 LANDMARK_CUES = frozenset("at in to from near by".split())
-# where a named landmark is the site of what happened ("fell on bear creek trail", "slipped
-# outside union station", "hiking along the john muir trail")
-_LANDMARK_SITE_CUES = LANDMARK_CUES | frozenset("on outside along off behind past across".split())
 # landmark words written before the name ("lake tahoe", "MT RAINIER", "camp lejeune", "lake of the ozarks")
 _LANDMARK_HEADS = frozenset("lake mount mt camp fort cape isle".split())
 # schools, and what a social history writes before one ("attends little sprouts daycare",
@@ -421,8 +418,8 @@ domestic violence harm reduction needle exchange pace wic snap benefits choir ch
 church good injury crisis rape sexual assault victims veterans
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
-# (and who a patient's doctor is: "PCP: BLACKSTONE VALLEY PEDIATRICS", "f/u with coastal dermatology")
-_PRACTICE_CUES = frozenset("from at to @ pcp pediatrician dentist with w/".split())
+# (and who a patient's doctor is: "PCP: BLACKSTONE VALLEY PEDIATRICS")
+_PRACTICE_CUES = frozenset("from at to @ pcp pediatrician dentist".split())
 # words of "-ology" that name a test's finding or a science, no practice ("abnormal cytology")
 _NOT_PRACTICES = frozenset("""
 cytology histology serology morphology etiology aetiology physiology pathophysiology technology methodology
@@ -475,7 +472,7 @@ short long brief time times period periods while
 # crest", "the willows"), and the words before one ("back to", "accepted at", "d/c to")
 _RESIDENCE_WORDS = frozenset("""
 grove groves crest ridge terrace willows manor gardens glen meadows meadow haven heights hills park pointe
-commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista bend hill cottages
+commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista cottages
 """.split())
 # ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "hospice visit @ willow bend")
 _RESIDENCE_CUES = frozenset("to at from @".split())
@@ -1299,9 +1296,12 @@ class Gazetteer:
             kin = doc[i - 1].lower_
             if kin == "law" and i >= 3 and doc[i - 2].lower_ in {"in", "-"}:
                 kin = doc[i - 3].lower_  # "son in law butch"
-            plural = kin in _KIN_PLURALS
-            if not (kin in _KIN_WORDS or plural) or self.clinical_term(low) or NAME in self.tags(low):
+            plural = kin in PLURAL_ROLES
+            # ("gf", "bf": gluten-free, breastfeeding too: "gf bread")
+            if not (kin in KIN_ROLES or plural) or kin in {"gf", "bf"} or self.clinical_term(low) or NAME in self.tags(low):
                 continue
+            if is_role(low) or low in TITLES or low in trade_words():
+                continue  # "wife pharmacist", "son chaplain", "wife realtor": what the relative is
             if self._nickname_ends(doc, i + 1, plural):
                 out.append(Span(doc, i, i + 1, label=NAME))
         return out
@@ -1344,12 +1344,12 @@ class Gazetteer:
 
     def _nickname_ends(self, doc: Doc, k: int, plural: bool) -> bool:
         """Whether a relative's nickname ends before ``doc[k]`` (see ``kin_nicknames``)."""
-        if k >= len(doc) or "\n" in doc[k - 1].whitespace_:
-            return not plural
+        if k >= len(doc) or "\n" in doc[k - 1].whitespace_ or "\n" in doc[k].text:
+            return not plural  # (the tokenizer makes a newline a token of its own)
         low = doc[k].lower_
         if low in {"and", "&"} and k + 1 < len(doc):
             nxt = doc[k + 1].lower_
-            return nxt in _KIN_WORDS or nxt in nickname_nouns() or NAME in self.tags(nxt)
+            return nxt in KIN_ROLES or nxt in nickname_nouns() or NAME in self.tags(nxt)
         if low == "(":
             return k + 1 < len(doc) and (doc[k + 1].like_num or doc[k + 1].lower_ in ROLES)
         if plural:
@@ -1695,11 +1695,10 @@ class Gazetteer:
 
     def landmarks(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: one or two name words and a landmark word after
-        "at", "in", "to", "from", "near", "on", "outside", "along"... ("fell at flores
-        middle school", "walking at wheeler lake", "volunteers at the yoder creek trail",
-        "stung on bear creek trail"), in any case; names of what a place is for ("at the dog
-        park", "at high school") are not taken. And a landmark word written before its
-        name (``_landmark_heads``: "on lake tahoe", "LAKE WINNIPESAUKEE")."""
+        "at", "in", "to", "from" or "near" ("fell at flores middle school", "walking at
+        wheeler lake", "volunteers at the yoder creek trail"), in any case; names of what a
+        place is for ("at the dog park", "at high school") are not taken. And a landmark
+        word written before its name (``_landmark_heads``: "on lake tahoe", "LAKE WINNIPESAUKEE")."""
         out: List[Span] = self._landmark_heads(doc)
         n = len(doc)
         for i in range(1, n):
@@ -1728,7 +1727,7 @@ class Gazetteer:
             if j == i or doc[j].lower_ in LANDMARK_GENERIC:
                 continue
             cue = _words_before(doc, j)[1]
-            if cue in _LANDMARK_SITE_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
+            if cue in LANDMARK_CUES or (cue in _SCHOOL_CUES and doc[end - 1].lower_ in _SCHOOL_WORDS):
                 out.append(Span(doc, j, end, label="LOCATION_OTHER"))
         # a high school named short: a listed name or town, or a word no dictionary has, and
         # "high" that ends the phrase, after "at" or a school's cue ("plays soccer at roosevelt
@@ -1748,22 +1747,23 @@ class Gazetteer:
 
     def _landmark_heads(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: a landmark word of ``_LANDMARK_HEADS`` and one or two name words
-        after it ("lake of the" too), after a site's cue ("cabin on lake tahoe", "stationed at
-        camp lejeune") or when every name word is one no dictionary holds or a listed name or
-        place ("LAKE WINNIPESAUKEE", "mt rainier"); capitalised in mixed-case text. Not "at camp
-        this week", "at lake house", "mt sinai" (a hospital's, taken by the hospital rules)."""
+        after it ("lake of the" too), every one a word no dictionary holds or a listed name or
+        place ("LAKE WINNIPESAUKEE", "on lake tahoe", "mt rainier", "camp lejeune"); capitalised
+        in mixed-case text. Not "at camp playing soccer", "lake house", "MT heads", "cape verde"
+        (a country), "mt sinai hospital" (the hospital rules')."""
         out: List[Span] = []
         n = len(doc)
         mixed_case = is_mixed_case(doc)
         for i in range(n - 1):
             if doc[i].lower_.rstrip(".") not in _LANDMARK_HEADS or "\n" in doc[i].whitespace_:
                 continue
-            j = i + 1 + (doc[i + 1].text == ".")
+            # (the period of "mt." only, glued to it: "fell in lake. hit head" ends a sentence)
+            j = i + 1 + (doc[i + 1].text == "." and not doc[i].whitespace_ and doc[i].lower_ == "mt")
             if j + 2 < n and doc[j].lower_ == "of" and doc[j + 1].lower_ == "the":
                 j += 2  # "lake of the ozarks"
             end = j
             while end < n and end < j + 2 and self._landmark_name_word(doc, end) and not self.clinical_term(doc[end].lower_) \
-                    and doc[end].lower_ not in CALENDAR_WORDS | _LANDMARK_SITE_CUES and not (mixed_case and not doc[end].is_title):
+                    and doc[end].lower_ not in CALENDAR_WORDS | LANDMARK_CUES and not (mixed_case and not doc[end].is_title):
                 end += 1
                 if "\n" in doc[end - 1].whitespace_:
                     break
@@ -1772,7 +1772,7 @@ class Gazetteer:
             named = all(
                 self._unknown_word(doc, k) or self.tags(doc[k].lower_) & _NAME_OR_PLACE_TAGS for k in range(j, end)
             )
-            if named or _words_before(doc, i)[1] in _LANDMARK_SITE_CUES:
+            if named and not is_not_phi_place(doc[i:end].text):
                 out.append(Span(doc, i, end, label="LOCATION_OTHER"))
         return out
 
@@ -2222,8 +2222,7 @@ class Gazetteer:
                 return Span(doc, i, k + 1, label=HOSPITAL)
         if weak and t.lower_ in _HOSPITAL_ALONE_WORDS and not (i + 1 < n and doc[i + 1].lower_ == "of"):
             return Span(doc, i, i + 1, label=HOSPITAL)  # ("awaiting bed at kindred"; "at the mercy of")
-        if t.lower_ in {"holy", "sacred"} and i + 1 < n and doc[i + 1].is_alpha and not doc[i + 1].is_stop \
-                and not self.clinical_term(doc[i + 1].lower_) and "\n" not in t.whitespace_:
+        if i + 1 < n and (t.lower_, doc[i + 1].lower_) in _DEVOTIONAL_HOSPITALS and "\n" not in t.whitespace_:
             return Span(doc, i, i + 2, label=HOSPITAL)  # "pt back to holy family", "from sacred heart 4 west"
         if weak:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
