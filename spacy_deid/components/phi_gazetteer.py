@@ -830,9 +830,10 @@ class PhiGazetteer(Pipe):
           10 ("dr x 8/10 pain"), not "2/2" (shorthand of "secondary to"), nor before a word
           that counts ("1/2 tab");
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
-          bedside", "wife may (92) in to visit"), or right after a patient named after the
-          patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt Lester
-          Grimes 90, CHF", "pt thaddeus wolfe 97 expired"; not "T-MAX PT 101", "dr smith 100.");
+          bedside", "wife may (92) in to visit"), or right after a patient named by two words
+          after the patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt
+          Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired"; not "T-MAX PT 101", "dr smith
+          100.", "Mr. Jones 101, fever", "resident jones 104, bed b");
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -845,10 +846,12 @@ class PhiGazetteer(Pipe):
         out: List[Span] = []
         # the patients named: after a patient's word ("RES E. STROUD", "pt lester grimes";
         # "dr smith 100." is a doctor's, "Mary Jones 104, Apt 3" an address)
+        # (two words at least, a first name and a surname or an initial: "resident jones 104, bed b"
+        # is a room; no "mr", "mrs": "Mr. Jones 101, fever")
         patients = {
             sp.end for sp in named
-            if category_of(sp.label_, self._label_map) == "NAME" and (
-                sp.start > 0 and doc[sp.start - 1].lower_.rstrip(".") in _RESIDENT_WORDS | {"mr", "mrs", "ms", "miss"}
+            if category_of(sp.label_, self._label_map) == "NAME" and sum(not t.is_punct for t in sp) >= 2 and (
+                sp.start > 0 and doc[sp.start - 1].lower_ in _RESIDENT_WORDS
                 or doc[sp.start].lower_ in _RESIDENT_WORDS  # (a NER name with the word in it: "RES E. STROUD")
             )
         }
@@ -857,7 +860,7 @@ class PhiGazetteer(Pipe):
             if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= 125:
                 continue
             if k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} or "\n" in doc[k + 1].text \
-                    or self._gazetteer.after_name_verb(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
+                    or self._gazetteer.after_name_word(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
                 out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
             k = sp.end

@@ -100,7 +100,7 @@ grandchildren grandkids children kids friends neighbors neighbours roommates ste
 # what a note writes right after a relative's name: a list goes on, a place, a time or the
 # relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp",
 # "mother glory, all from lowell"); not a stop ("wife realtor.")
-_AFTER_NICKNAME = frozenset("in at @ from on is was here who ,".split())
+_AFTER_NICKNAME = frozenset("here".split())
 # the patient's words before a name or a bare age ("res olive marchetti", "pt 92, a&o x3")
 _RESIDENT_WORDS = frozenset("pt patient res resident".split())
 
@@ -238,6 +238,7 @@ trinity shriners kindred parkland israel holy
 _HOSPITAL_ALONE_WORDS = frozenset("mercy samaritan sinai deaconess shriners kindred parkland".split())
 # the two words that name a hospital alone after "to", "from", "at" ("back to holy family"; not
 # "from holy land", "to sacred area", a misspelt sacral one)
+_MOVE_WORDS = frozenset("back transferred transfer xfer xferred sent returned discharged d/c dc'd tx'd admitted".split())
 _DEVOTIONAL_HOSPITALS = frozenset(tuple(c.split()) for c in (
     "holy family", "holy cross", "holy name", "holy redeemer", "holy spirit", "holy trinity", "sacred heart",
 ))
@@ -289,8 +290,7 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
-daycare preschool kindergarten square sq trails tavern pub grill saloon bistro pizzeria bakery brewery winery
-taproom
+daycare preschool kindergarten square sq tavern
 """.split())
 # landmark words that are surnames too ("dr temple", "fr. lake"); not the buildings
 # ("dr school note", "dr office")
@@ -308,7 +308,7 @@ family tree
 """.split())
 LANDMARK_CUES = frozenset("at in to from near by".split())
 # landmark words written before the name ("lake tahoe", "MT RAINIER", "camp lejeune", "lake of the ozarks")
-_LANDMARK_HEADS = frozenset("lake mount mt camp fort cape isle".split())
+_LANDMARK_HEADS = frozenset("lake mount camp fort cape isle".split())
 # schools, and what a social history writes before one ("attends little sprouts daycare",
 # "GRADUATED DEAN TECHNICAL HIGH SCHOOL")
 _SCHOOL_WORDS = frozenset("school academy college university daycare preschool kindergarten".split())
@@ -418,8 +418,10 @@ domestic violence harm reduction needle exchange pace wic snap benefits choir ch
 church good injury crisis rape sexual assault victims veterans
 """.split())
 # cues before a practice's name in a sentence ("referred to coastal dermatology")
-# (and who a patient's doctor is: "PCP: BLACKSTONE VALLEY PEDIATRICS")
-_PRACTICE_CUES = frozenset("from at to @ pcp pediatrician dentist".split())
+_PRACTICE_CUES = frozenset("from at to @".split())
+# fields that name who a patient's doctor is, before a colon ("PCP: BLACKSTONE VALLEY PEDIATRICS";
+# not "pcp req neurology")
+_PRACTICE_FIELDS = frozenset("pcp pediatrician dentist".split())
 # words of "-ology" that name a test's finding or a science, no practice ("abnormal cytology")
 _NOT_PRACTICES = frozenset("""
 cytology histology serology morphology etiology aetiology physiology pathophysiology technology methodology
@@ -474,7 +476,9 @@ _RESIDENCE_WORDS = frozenset("""
 grove groves crest ridge terrace willows manor gardens glen meadows meadow haven heights hills park pointe
 commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista cottages
 """.split())
-# ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "hospice visit @ willow bend")
+# ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "NN @ HERITAGE HILLS")
+# landscape words that name body sites and parts of buildings too ("@ brow ridge", "@ stair landing")
+_BODY_LANDFORMS = frozenset("ridge crest hollow landing park".split())
 _RESIDENCE_CUES = frozenset("to at from @".split())
 # landscape words that name a region after a side of the compass ("south shore", "east bay")
 _REGION_WORDS = _RESIDENCE_WORDS | frozenset("shore shores bay coast valley lake lakes river country side".split())
@@ -1280,11 +1284,12 @@ class Gazetteer:
     def kin_nicknames(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """NAME spans: a relative's or friend's nickname that is an ordinary noun no clinical
         note writes (``nickname_nouns``: "clover", "pinky"; the name rules take listed names)
-        right after the relative's word, where a name ends: before a comma or a stop, a place
-        or time word, a visitor's verb, the line's end, or "and" with another relative or name
-        ("DTR PINKY IN WILMINGTON", "wife clover in waiting room", "mom cricket and dad bear",
-        "grandson moose called"); after a plural only in a list ("kids blue (14) and piper").
-        Capitalised in mixed-case text ("Wife Clover")."""
+        right after the relative's word, before what a person does there: a visitor's verb or
+        "here", or "and" with another relative or name, or an age in parentheses ("grandson moose
+        called", "dtr pinky lives in wilmington", "mom cricket and dad bear", "kids blue (14)");
+        not before a comma, a place or the line's end, where things and states stand as often
+        ("bitten by neighbor beagle", "mom kangaroo, tolerated well", "son addict, in jail").
+        Capitalised in mixed-case text ("Wife Cricket called")."""
         nouns = nickname_nouns()
         out: List[Span] = []
         n = len(doc)
@@ -1297,8 +1302,8 @@ class Gazetteer:
             if kin == "law" and i >= 3 and doc[i - 2].lower_ in {"in", "-"}:
                 kin = doc[i - 3].lower_  # "son in law butch"
             plural = kin in PLURAL_ROLES
-            # ("gf", "bf": gluten-free, breastfeeding too: "gf bread")
-            if not (kin in KIN_ROLES or plural) or kin in {"gf", "bf"} or self.clinical_term(low) or NAME in self.tags(low):
+            # ("gf", "bf", "bil": gluten-free, breastfeeding, bilateral too: "gf bread", "rash bil armpit")
+            if not (kin in KIN_ROLES or plural) or kin in {"gf", "bf", "bil"} or self.clinical_term(low) or NAME in self.tags(low):
                 continue
             if is_role(low) or low in TITLES or low in trade_words():
                 continue  # "wife pharmacist", "son chaplain", "wife realtor": what the relative is
@@ -1307,11 +1312,11 @@ class Gazetteer:
         return out
 
     def patient_names(self, doc: Doc, mixed_case: bool) -> List[Span]:
-        """NAME spans: a listed first name and a surname after the patient's word ("pt",
-        "res", "91 yo f"), the surname a listed one where the name ends, or any word before
-        the patient's age ("res olive marchetti, 97", "pt minerva toll 98 lives w/ dtr", "pt
-        amos peel 92:"); not a verb after the patient ("pt mark improved 50%", "pt will
-        call"); capitalised in mixed-case text."""
+        """NAME spans: a listed first name that is no common word and a surname after the
+        patient's word ("pt", "res", "91 yo f"), the surname a listed one where the name ends,
+        or any word before the patient's age ("pt minerva toll 98 lives w/ dtr", "pt amos peel
+        92:"); not a verb after the patient ("pt mark improved 50%"), no common word first
+        ("PT ORAL TEMP 100", "pt long walk 100."); capitalised in mixed-case text."""
         out: List[Span] = []
         n = len(doc)
         for i in range(1, n - 1):
@@ -1326,6 +1331,8 @@ class Gazetteer:
                 continue
             if not (first.is_alpha and last.is_alpha) or last.is_stop or "key:first_names" not in self.tags(first.lower_):
                 continue
+            if self.is_common(first.lower_):
+                continue  # the lists' "oral", "long", "less": "PT ORAL TEMP 100", "pt long walk 100."
             if self.clinical_term(first.lower_) or self.clinical_term(last.lower_) or self.modal_before_verb(doc, i) \
                     or self.after_name_verb(last) or last.lower_.endswith("ly"):
                 continue  # "pt rose slowly", "pt mark improved"
@@ -1345,7 +1352,7 @@ class Gazetteer:
     def _nickname_ends(self, doc: Doc, k: int, plural: bool) -> bool:
         """Whether a relative's nickname ends before ``doc[k]`` (see ``kin_nicknames``)."""
         if k >= len(doc) or "\n" in doc[k - 1].whitespace_ or "\n" in doc[k].text:
-            return not plural  # (the tokenizer makes a newline a token of its own)
+            return False  # (a thing as often: "bitten by neighbor beagle")
         low = doc[k].lower_
         if low in {"and", "&"} and k + 1 < len(doc):
             nxt = doc[k + 1].lower_
@@ -1747,18 +1754,17 @@ class Gazetteer:
 
     def _landmark_heads(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: a landmark word of ``_LANDMARK_HEADS`` and one or two name words
-        after it ("lake of the" too), every one a word no dictionary holds or a listed name or
-        place ("LAKE WINNIPESAUKEE", "on lake tahoe", "mt rainier", "camp lejeune"); capitalised
-        in mixed-case text. Not "at camp playing soccer", "lake house", "MT heads", "cape verde"
-        (a country), "mt sinai hospital" (the hospital rules')."""
+        after it ("lake of the" too), every one a word of five letters or more no dictionary holds
+        or a listed place ("LAKE WINNIPESAUKEE", "on lake tahoe", "camp lejeune"); capitalised in
+        mixed-case text. Not "at camp playing soccer", "lake house", "fell into lake yest", "cape
+        verde" (a country), "mt" (a metatarsal's too: "mt block")."""
         out: List[Span] = []
         n = len(doc)
         mixed_case = is_mixed_case(doc)
         for i in range(n - 1):
-            if doc[i].lower_.rstrip(".") not in _LANDMARK_HEADS or "\n" in doc[i].whitespace_:
+            if doc[i].lower_ not in _LANDMARK_HEADS or "\n" in doc[i].whitespace_:
                 continue
-            # (the period of "mt." only, glued to it: "fell in lake. hit head" ends a sentence)
-            j = i + 1 + (doc[i + 1].text == "." and not doc[i].whitespace_ and doc[i].lower_ == "mt")
+            j = i + 1
             if j + 2 < n and doc[j].lower_ == "of" and doc[j + 1].lower_ == "the":
                 j += 2  # "lake of the ozarks"
             end = j
@@ -1769,8 +1775,10 @@ class Gazetteer:
                     break
             if end == j or end < n and (doc[end].lower_ in HOSPITAL_WORDS or doc[end].lower_ in DEPARTMENT_WORDS):
                 continue  # a hospital's or its department's ("DRAWN AT MT AUBURN LAB": the hospital rules')
+            # (a listed name is no sign: the name lists hold most English words, "block", "field")
             named = all(
-                self._unknown_word(doc, k) or self.tags(doc[k].lower_) & _NAME_OR_PLACE_TAGS for k in range(j, end)
+                self._unknown_word(doc, k) and len(doc[k].text) >= 5 or self.tags(doc[k].lower_) & set(PLACE_LABELS)
+                for k in range(j, end)
             )
             if named and not is_not_phi_place(doc[i:end].text):
                 out.append(Span(doc, i, end, label="LOCATION_OTHER"))
@@ -2222,8 +2230,11 @@ class Gazetteer:
                 return Span(doc, i, k + 1, label=HOSPITAL)
         if weak and t.lower_ in _HOSPITAL_ALONE_WORDS and not (i + 1 < n and doc[i + 1].lower_ == "of"):
             return Span(doc, i, i + 1, label=HOSPITAL)  # ("awaiting bed at kindred"; "at the mercy of")
-        if i + 1 < n and (t.lower_, doc[i + 1].lower_) in _DEVOTIONAL_HOSPITALS and "\n" not in t.whitespace_:
-            return Span(doc, i, i + 2, label=HOSPITAL)  # "pt back to holy family", "from sacred heart 4 west"
+        if i + 1 < n and (t.lower_, doc[i + 1].lower_) in _DEVOTIONAL_HOSPITALS and "\n" not in t.whitespace_ \
+                and i > 1 and (doc[i - 1].lower_ == "from" or doc[i - 1].lower_ == "to" and doc[i - 2].lower_ in _MOVE_WORDS):
+            # "pt back to holy family", "from sacred heart 4 west"; not "prays to holy spirit",
+            # "devotion to sacred heart", "mass at holy cross" (a church)
+            return Span(doc, i, i + 2, label=HOSPITAL)
         if weak:
             # after "at", "from", "to": only what looks named; a listed place or name is left to those rules
             if not self._looks_named(doc, i, mixed_case) or self.tags(t.lower_) or self._place_by_ending(t):
@@ -2278,6 +2289,8 @@ class Gazetteer:
             k = i + 1
             while k < n:
                 span = self._residence_at(doc, lowers, k)
+                if span is not None and lowers[i] == "@" and lowers[span.end - 1] in _BODY_LANDFORMS:
+                    break  # nurses write "@" before body sites: "lac @ brow ridge", "pain @ hip crest"
                 if span is None:
                     break
                 out.append(span)
@@ -2524,7 +2537,7 @@ class Gazetteer:
                 continue
             field = doc[i + 1].text == ":"
             insurer = not field and doc[i].lower_ in {"insurance", "insurer", "ins"}
-            if not field and not insurer and doc[i].lower_ not in {"pharmacy", "pharm", "employer"}:
+            if not field and not insurer and doc[i].lower_ not in {"pharmacy", "pharm"}:
                 continue
             j = i + 1 + field
             while j < n and (doc[j].is_space or not field and doc[j].lower_ in {"(", "-", "is", "="}):
@@ -2571,15 +2584,9 @@ class Gazetteer:
             if not field:
                 # after "pharmacy" with no field's colon ("outpt pharmacy cvs in woburn", "my
                 # pharmacy (stop & shop in malden)"): a word no dictionary has or words joined by
-                # "&" ("pharmacy called back", "pharmacy is aware" name none); after "employer"
-                # (a social history's "employer heartland insurance group —") a company word
-                # last too ("employer notified", "employer fmla forms" name none)
-                if doc[i].lower_ == "employer":
-                    named = words[-1] in COMPANY_WORDS and not any(self.clinical_term(w) for w in words)
-                else:
-                    named = any(not (self.is_common(w) or self._clinical_word(w)) for w in words) \
-                        or any(t.text == "&" for t in doc[j:end])
-                if words and named:
+                # "&" ("pharmacy called back", "pharmacy is aware" name none)
+                if words and (any(not (self.is_common(w) or self._clinical_word(w)) for w in words)
+                              or any(t.text == "&" for t in doc[j:end])):
                     out.append(Span(doc, j, end, label=ORG))
                 continue
             # a name: a word no dictionary has, or a pharmacy or company word at its
@@ -3630,8 +3637,8 @@ class Gazetteer:
             return line_end or doc[j].text == "("  # "Dermatology Clinic Note — Sunbelt", "(urgent care"
         if doc[j].text == "," and j > 0 and doc[j - 1].lower_.rstrip(".") in CREDENTIALS:
             return True
-        if doc[j].text == ":" and j > 0 and doc[j - 1].lower_ in _PRACTICE_CUES:
-            j -= 1  # "PCP: CONCORD PEDIATRICS"
+        if doc[j].text == ":" and j > 0 and doc[j - 1].lower_ in _PRACTICE_FIELDS:
+            return True  # "PCP: CONCORD PEDIATRICS"
         low = doc[j].lower_
         return low in _PRACTICE_CUES or (j > 0 and (doc[j - 1].lower_, low) in _PRACTICE_BIGRAMS)
 
