@@ -97,11 +97,7 @@ grandchildren grandkids children kids friends neighbors neighbours roommates ste
 """.split())
 
 
-# what a note writes right after a relative's name: a list goes on, a place, a time or the
-# relative's role follows ("dtr pinky in wilmington", "WIFE CLOVER @ BS", "niece honey is hcp",
-# "mother glory, all from lowell"); not a stop ("wife realtor.")
-_AFTER_NICKNAME = frozenset("here".split())
-# the patient's words before a name or a bare age ("res olive marchetti", "pt 92, a&o x3")
+# the patient's words before a patient's name ("pt minerva toll 98", "RES E. STROUD 94 @")
 _RESIDENT_WORDS = frozenset("pt patient res resident".split())
 
 
@@ -236,9 +232,10 @@ trinity shriners kindred parkland israel holy
 # of those, the words that name a hospital alone after "at", "from" or "to" ("bed at kindred";
 # not the faiths: "converted to baptist")
 _HOSPITAL_ALONE_WORDS = frozenset("mercy samaritan sinai deaconess shriners kindred parkland".split())
-# the two words that name a hospital alone after "to", "from", "at" ("back to holy family"; not
-# "from holy land", "to sacred area", a misspelt sacral one)
+# the words of a move before "to" ("back to", "transferred to")
 _MOVE_WORDS = frozenset("back transferred transfer xfer xferred sent returned discharged d/c dc'd tx'd admitted".split())
+# the two words that name a hospital alone after "from" or a move's "to" ("back to holy family";
+# not "from holy land", "prays to holy spirit")
 _DEVOTIONAL_HOSPITALS = frozenset(tuple(c.split()) for c in (
     "holy family", "holy cross", "holy name", "holy redeemer", "holy spirit", "holy trinity", "sacred heart",
 ))
@@ -385,9 +382,8 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
     "community services", "human services", "social services", "behavioral health", "care partners",
     "health partners", "visiting nurses",
 ))
-# a dose after a drug's name: "20mg", "0.5mg/ml", "2 mg"
+# the units of a dose after a drug's name: "20mg", "2 mg" (glued: ``_NUMBER_AND_UNIT``)
 _DOSE_UNITS = frozenset("mg mcg ml g gm units unit meq".split())
-_DOSE = re.compile(r"^\d+(\.\d+)?(mg|mcg|ml|g|gm|units?|meq)$", re.I)
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
 _WORKPLACE_CUES = frozenset("at @ w/ with for from".split())
 _WORK_TIMES = frozenset("dock laid fired retired owns owned".split())
@@ -476,9 +472,9 @@ _RESIDENCE_WORDS = frozenset("""
 grove groves crest ridge terrace willows manor gardens glen meadows meadow haven heights hills park pointe
 commons estates woods springs brook pines oaks landing harbor harbour acres knoll hollow vista cottages
 """.split())
-# ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "NN @ HERITAGE HILLS")
 # landscape words that name body sites and parts of buildings too ("@ brow ridge", "@ stair landing")
 _BODY_LANDFORMS = frozenset("ridge crest hollow landing park".split())
+# ("@": the nursing note's "at": "WOUND RN NOTE @ PINE GROVE", "NN @ HERITAGE HILLS")
 _RESIDENCE_CUES = frozenset("to at from @".split())
 # landscape words that name a region after a side of the compass ("south shore", "east bay")
 _REGION_WORDS = _RESIDENCE_WORDS | frozenset("shore shores bay coast valley lake lakes river country side".split())
@@ -1361,7 +1357,7 @@ class Gazetteer:
             return k + 1 < len(doc) and (doc[k + 1].like_num or doc[k + 1].lower_ in ROLES)
         if plural:
             return False
-        return low in _AFTER_NICKNAME or low in _VISITOR_VERBS or low in _TOLD_WORDS or self.after_name_verb(doc[k])
+        return low == "here" or low in _VISITOR_VERBS or low in _TOLD_WORDS or self.after_name_verb(doc[k])
 
     def _first_name_only(self, t) -> bool:
         tags = self.tags(t.lower_)
@@ -2560,7 +2556,8 @@ class Gazetteer:
                 continue
             # a drug and its dose after a pharmacy's name ("comfort kit delivered by shore
             # pharmacy: morphine 20mg/ml")
-            if any(_DOSE.match(doc[k].text) or doc[k].like_num and k + 1 < n and doc[k + 1].lower_ in _DOSE_UNITS
+            if any((m := _NUMBER_AND_UNIT.match(doc[k].text)) and m.group(2).lower() in _DOSE_UNITS
+                   or doc[k].like_num and k + 1 < n and doc[k + 1].lower_ in _DOSE_UNITS
                    for k in range(j, min(end + 1, n))):
                 continue
             if insurer:
