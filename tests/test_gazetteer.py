@@ -1968,6 +1968,14 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
          [("smith", "DOCTOR"), ("lee", "DOCTOR"), ("Mary Jones", "PATIENT")], []),
         ("pt thaddeus wolfe 98 expired 0612. pt 100 units", [("thaddeus wolfe", "PATIENT")], [("98", "AGE")]),
         ("Mr. Jones 101, fever. resident jones 104, bed b", [("Jones", "PATIENT"), ("jones", "PATIENT")], []),
+        # before a verb of the note's first line; after a title after the patient's word; after a
+        # title and two names below a fever's 100
+        ("pt cornelius abara 90 d/c to home. res joaquin reyes 91 from mesa vista. res amos peel 92: edema",
+         [("cornelius abara", "PATIENT"), ("joaquin reyes", "PATIENT"), ("amos peel", "PATIENT")],
+         [("90", "AGE"), ("91", "AGE"), ("92", "AGE")]),
+        ("pt mr. abernathy 98, end stage chf. ms. irma kovac 96 found on floor", [("abernathy", "PATIENT"), ("irma kovac", "PATIENT")],
+         [("98", "AGE"), ("96", "AGE")]),
+        ("Mrs. Ann Lee 101 degrees. mr. lee 99, no fever. ms. irma kovac 96 kg", [("Ann Lee", "PATIENT"), ("lee", "PATIENT"), ("irma kovac", "PATIENT")], []),
         # a measure, a percentage, an age under 90, a dose: none
         ("pt 100% on ra, sats 95. hr 92, pt 94.5 kg. pt jones 60, chf. dr lee 100 mg", [("jones", "PATIENT"), ("lee", "DOCTOR")], []),
         # an extension after a person and a spaced "x"; not a count
@@ -2254,6 +2262,10 @@ def test_a_capitalised_service_is_no_practice_without_a_letterhead_or_referral(n
         ("contact social services re placement. appreciate behavioral health recs. husband uses food bank. kid attends head"
          " start. lives near senior center.", []),
         ("referred to domestic violence services. enrolled in wic program. pt has good head start on exercises.", []),
+        # a court or sober house by its town or region; what happens there is no word of its name
+        ("arraignment central berkshire district court mon 9/16", [("central berkshire district court", "ORG")]),
+        ("called harborview sober living, house mgr tj", [("harborview sober living", "ORG")]),
+        ("pt to district court tomorrow. in juvenile court system. hearing at housing court 4/17", []),
     ],
 )
 def test_organisations_by_their_ending(nlp, text, expected):
@@ -2400,3 +2412,59 @@ def test_taverns_are_landmarks(nlp):
     assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == [("blue moon tavern", "LOCATION_OTHER")]
     text = "hold on to grab bar. burn from propane grill. fell in muddy trails. drinking at irish pub"
     assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a town of ordinary words no list has, between a word of place and a state's code
+        ("pt is 37 yo m from hazard, ky bib girlfriend", [("hazard", "CITY"), ("ky", "STATE")]),
+        ("hit by car while trick-or-treating in sleepy hollow ny. gcs 13", [("sleepy hollow", "CITY"), ("ny", "STATE")]),
+        ("home rr 2 box 41, council grove, ks 66846. dx: dementia", [("council grove", "CITY"), ("ks", "STATE")]),
+        # not before a code that is a word or a clinical abbreviation, nor without a word of place
+        ("ordered head ct, ms changes noted", []),
+        ("transferred from micu, ny", []),
+        ("mild pain, ky", []),
+        ("c/o pain in lower back ny", []),
+    ],
+)
+def test_towns_of_ordinary_words_before_a_state_code(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels=("CITY", "STATE"))
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a crossing of two streets that each end in a street word needs no cue
+        ("heat emergency at job site, 7th st & mcdowell rd, phoenix. pt 39 yom", [("7th st & mcdowell rd", "STREET")]),
+        ("2314 dispatch, stabbing, north ave & greenmount ave, staged", [("north ave & greenmount ave", "STREET")]),
+        # scans, doctors and rhythms are no crossing
+        ("head ct & chest ct neg. pt st & afib. seen by dr lee & dr kim", []),
+        # a direction before a street's name after a word of place
+        ("42 m assaulted outside the bar on n main st, struck w bottle", [("n main st", "STREET")]),
+    ],
+)
+def test_crossings_and_directions_of_streets(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels=("STREET",))
+
+
+def test_a_person_ending_in_county_is_none(nlp):
+    doc = _with_ents(nlp, "pt bib harris county sheriff on emergency detention order", [("bib harris county", "PATIENT")])
+    assert [(e.text, e.label_) for e in doc.ents] == []
+    assert ("harris county sheriff", "ORG") in found(nlp, "pt bib harris county sheriff on emergency detention order")
+
+
+def test_an_ordinal_is_no_age_and_a_street_called_a_phone_is_a_street(nlp):
+    doc = _with_ents(nlp, "heat emergency at job site, 7th st & mcdowell rd, phoenix.",
+                     [("7th", "AGE"), ("st & mcdowell rd, phoenix", "PHONE")])
+    assert [(e.text, e.label_) for e in doc.ents] == [("st & mcdowell rd, phoenix", "STREET")]
+
+
+def test_an_identifier_takes_the_pieces_glued_to_it_by_hyphens(address_nlp):
+    text = "drug court, case # 24-dc-01187. aps case az-aps-2025-66102, worker. pt is 24-year-old, 24-hr urine"
+    doc = address_nlp(text)
+    ids = [s.text for s in doc.spans["phi_gazetteer"] if s.label_ == "IDNUM"]
+    assert ids == ["24-dc-01187", "az-aps-2025-66102"]
+    # the first piece of a code is no age; an age before "-year-old" is one
+    doc = _with_ents(address_nlp, "case # 24-dc-01187. pt is 31-year-old", [("24", "AGE"), ("31", "AGE")])
+    assert [e.text for e in doc.ents] == ["31"]

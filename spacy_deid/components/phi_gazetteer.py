@@ -114,6 +114,11 @@ _NICKNAME_BIGRAMS = frozenset({("goes", "by"), ("go", "by"), ("known", "as"), ("
 _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 # a month/day that no pain score (x/10) is, and the words that make one a count ("1/2 tab")
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
+# the titles of a patient named with an age after ("pt mr. abernathy 98"; no "dr")
+_PATIENT_TITLES = frozenset("mr mrs ms miss".split())
+# words that follow a patient's name and age in a note's first line ("pt cornelius abara 90 d/c
+# to home", "res joaquin reyes 90 from mesa vista")
+_AFTER_PATIENT_AGE = frozenset("d/c from w/ on".split())  # ("d/c" split: "d", "/", "c")
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
 _COUNTED_AFTER = frozenset("""
@@ -404,7 +409,7 @@ class PhiGazetteer(Pipe):
         # taken again, the organisations people point to, names of capitalised words taken whole
         rules = (
             self._name_neighbours, self._nicknames, self._names_again, self._vocatives, self._orgs_beside_people,
-            self._capitalised_names, self._dates_and_ages_beside, self._towns_after_places,
+            self._capitalised_names, self._dates_and_ages_beside, self._towns_after_places, self._ids_joined,
         )
         for rule in rules:
             extra = rule(doc)
@@ -615,6 +620,30 @@ class PhiGazetteer(Pipe):
             signed = self._signature_org(doc, person, taken - name_only, mixed_case)
             if signed is not None:
                 out.append(signed)
+        return out
+
+    def _ids_joined(self, doc: Doc) -> List[Span]:
+        """ID spans: a pattern's identifier with the pieces glued to it by hyphens, which the
+        tokenizer split off ("case # 24-dc-01187", "aps case az-aps-2025-66102": the patterns
+        took "dc-01187", "aps-2025"); pieces of letters and digits up to eight characters."""
+        n = len(doc)
+        out: List[Span] = []
+
+        def piece(k: int) -> bool:
+            return 0 <= k < n and doc[k].text.isalnum() and len(doc[k].text) <= 8
+
+        for sp in doc.spans.get(self.patterns_key, []):
+            if category_of(sp.label_, self._label_map) != "ID":
+                continue
+            start, end = sp.start, sp.end
+            while start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ \
+                    and not doc[start - 2].whitespace_ and piece(start - 2):
+                start -= 2
+            while end + 1 < n and doc[end].text == "-" and not doc[end - 1].whitespace_ \
+                    and not doc[end].whitespace_ and piece(end + 1):
+                end += 2
+            if (start, end) != (sp.start, sp.end):
+                out.append(Span(doc, start, end, label=sp.label_))
         return out
 
     def _towns_after_places(self, doc: Doc) -> List[Span]:
@@ -832,8 +861,10 @@ class PhiGazetteer(Pipe):
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
           bedside", "wife may (92) in to visit"), or right after a patient named by two words
           after the patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt
-          Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired"; not "T-MAX PT 101", "dr smith
-          100.", "Mr. Jones 101, fever", "resident jones 104, bed b");
+          Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired", "pt cornelius abara 90 d/c"),
+          or after a patient's title ("pt mr. abernathy 98, end stage"; with a first name and a
+          surname below a fever's 100: "ms. irma kovac 96 found"); not "T-MAX PT 101", "dr smith
+          100.", "Mr. Jones 101, fever", "resident jones 104, bed b";
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -848,19 +879,34 @@ class PhiGazetteer(Pipe):
         # "dr smith 100." is a doctor's, "Mary Jones 104, Apt 3" an address)
         # (two words at least, a first name and a surname or an initial: "resident jones 104, bed b"
         # is a room; no "mr", "mrs": "Mr. Jones 101, fever")
-        patients = {
-            sp.end for sp in named
-            if category_of(sp.label_, self._label_map) == "NAME" and sum(not t.is_punct for t in sp) >= 2 and (
+        # (with a title: after a patient's word, "pt mr. abernathy 98, end stage"; or a first name
+        # and a surname with an age below a fever's, "ms. irma kovac 96 found on floor")
+        patients: Dict[int, int] = {}  # the name's end -> the highest age taken after it
+        for sp in named:
+            if category_of(sp.label_, self._label_map) != "NAME":
+                continue
+            words = sum(not t.is_punct for t in sp if t.lower_.rstrip(".") not in TITLES)
+            title = sp.start if doc[sp.start].lower_.rstrip(".") in _PATIENT_TITLES else sp.start - 1
+            if title > 0 and doc[title].text == "." and not doc[title - 1].whitespace_:
+                title -= 1  # ("mr." split in lower case: "mr", ".")
+            titled = title >= 0 and doc[title].lower_.rstrip(".") in _PATIENT_TITLES
+            resident = title > 0 and doc[title - 1].lower_ in _RESIDENT_WORDS if titled else (
                 sp.start > 0 and doc[sp.start - 1].lower_ in _RESIDENT_WORDS
                 or doc[sp.start].lower_ in _RESIDENT_WORDS  # (a NER name with the word in it: "RES E. STROUD")
             )
-        }
-        for k in patients:
+            if resident and (titled or words >= 2):
+                patients[sp.end] = 125
+            elif titled and words >= 2:
+                patients.setdefault(sp.end, 99)
+        for k, oldest in patients.items():
             # three digits at most, no clock time ("0100")
-            if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= 125:
+            if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= oldest:
                 continue
-            if k + 1 == n or "\n" in doc[k].whitespace_ or doc[k + 1].text in {",", ".", ";", "@"} or "\n" in doc[k + 1].text \
-                    or self._gazetteer.after_name_word(doc[k + 1]) and doc[k + 1].lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
+            nxt = doc[k + 1] if k + 1 < n else None
+            if nxt is None or "\n" in doc[k].whitespace_ or nxt.text in {",", ".", ";", ":", "@"} or "\n" in nxt.text \
+                    or (self._gazetteer.after_name_verb(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE
+                        or doc[k + 1 : k + 4].text.lower() == "d/c") \
+                    and nxt.lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
                 out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
             k = sp.end
@@ -1236,6 +1282,11 @@ class PhiGazetteer(Pipe):
             elif category == "ORGANIZATION" and self._gazetteer.is_state(doc[start:end]):
                 # "in from california" as a hospital: a state (kept: not PHI under Safe Harbor)
                 label, category = self.vocab.strings.add("STATE"), "LOCATION"
+            elif category == "CONTACT" and not any(c.isdigit() for c in doc[start:end].text) \
+                    and any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in doc[start:end]):
+                # "7th st & mcdowell rd, phoenix" as a PHONE: a street, no digit a phone surrogate
+                # could replace (the whole had been written back)
+                label, category = self.vocab.strings.add("STREET"), "LOCATION"
             elif category == "CONTACT" and self._gazetteer.numbered_street(doc[start:end], mixed_case):
                 # "78 Victor Hugo" as a PHONE: a house number and its street, which a phone
                 # surrogate would write back with the street's words

@@ -381,7 +381,14 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
     "senior center", "recovery center", "counseling center", "treatment center", "family services",
     "community services", "human services", "social services", "behavioral health", "care partners",
     "health partners", "visiting nurses",
+    # courts and programmes named by their town or region ("central berkshire district court",
+    # "fitchburg housing court", "harborview sober living")
+    "district court", "housing court", "superior court", "probate court", "juvenile court", "family court",
+    "municipal court", "circuit court", "drug court", "sober living",
 ))
+# what a note says happens at a court, no word of its name ("arraignment central berkshire district court")
+_LEGAL_EVENT_WORDS = frozenset("arraignment hearing hearings trial sentencing appearance case docket summons charge "
+                               "charges petition date dates warrant".split())
 # the units of a dose after a drug's name: "20mg", "2 mg" (glued: ``_NUMBER_AND_UNIT``)
 _DOSE_UNITS = frozenset("mg mcg ml g gm units unit meq".split())
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
@@ -1572,6 +1579,9 @@ class Gazetteer:
                         or (_starts_sentence(doc, j - 1) and self.is_common(w.lower_)):
                     break
                 j -= 1
+            if j < i and j > 1 and doc[j - 1].lower_ in _STREET_DIRECTIONS and _lower(doc, j - 2) in _STREET_CUES \
+                    and (not mixed_case or doc[j - 1].is_title or doc[j - 1].is_upper):
+                j -= 1  # a direction before the name: "on n main st", "off w. elm rd"
             if low == "st" and j > 0 and doc[j - 1].like_num:
                 continue  # ("13813 3784 Archwood Avenue St": a numbered street, the address rules' own)
             # in single-case text only after a place's preposition ("lives on elm street")
@@ -1653,6 +1663,50 @@ class Gazetteer:
             if code is not None:
                 out.append(Span(doc, code, code + 1, label=STATE))
         return out
+
+    def towns_before_states(self, doc: Doc, mixed_case: bool) -> List[Span]:
+        """CITY spans: a town of ordinary words that no list has, between a word of place and
+        a state's code ("pt from hazard, ky", "trick-or-treating in sleepy hollow ny.", "rr 2
+        box 41, council grove, ks 66846"): one to three words, no stop, clinical, role,
+        calendar or facility word; only codes that are no word or clinical abbreviation
+        (``_TOWN_STATE_CODES``: not "or", "ct", "ms", "nc"), a bare one ending its phrase, in
+        capitals in mixed-case text."""
+        out: List[Span] = []
+        n = len(doc)
+        for k in range(1, n):
+            t = doc[k]
+            if t.lower_.rstrip(".") not in _TOWN_STATE_CODES or len(t.text.rstrip(".")) != 2 \
+                    or mixed_case and not t.text[:2].isupper():
+                continue
+            end = k - 1 if doc[k - 1].text == "," else k
+            if end == k:
+                nxt = doc[k + 1] if k + 1 < n else None
+                if not doc[k - 1].whitespace_ or not (
+                    nxt is None or "\n" in t.whitespace_ or t.text.endswith(".") or nxt.is_punct or nxt.is_stop
+                    or nxt.is_digit and len(nxt.text) == 5
+                ):
+                    continue
+            start = end
+            while start > 0 and end - start < 3 and "\n" not in doc[start - 1].whitespace_ \
+                    and self._town_word(doc, start - 1, mixed_case):
+                start -= 1
+            if start == end or start == 0:
+                continue
+            before = doc[start - 1]
+            # a word of place ("from", "in", "lives") or an address's number and comma before it
+            if before.lower_ in _PLACE_PREPOSITIONS | {"lives", "home"} \
+                    or before.text == "," and start > 1 and doc[start - 2].like_num:
+                out += [Span(doc, start, end, label=CITY), Span(doc, k, k + 1, label=STATE)]
+        return out
+
+    def _town_word(self, doc: Doc, i: int, mixed_case: bool) -> bool:
+        """``doc[i]`` may be a word of a town's name: a word (capitalised in mixed-case text)
+        that is no stop, clinical, role, title, calendar, credential or facility word."""
+        t = doc[i]
+        low = t.lower_
+        return t.is_alpha and not t.is_stop and (t.is_title or not mixed_case) and not self.clinical_term(low) \
+            and not is_role(low) and low not in TITLES and low not in CALENDAR_WORDS and low not in CREDENTIALS \
+            and low not in _GENERIC_FACILITY and low not in HOSPITAL_WORDS and low not in _STATE_CODES
 
     def _hyphened_places(self, doc: Doc, span: Span) -> Span:
         """A place taken with a listed place joined to it by a hyphen is one name
@@ -2423,6 +2477,24 @@ class Gazetteer:
                 t.lower_ in _CROSSING_CUES or t.lower_.endswith(("ing", "ed")) or t.text == "-" for t in sp
             ) for sp in streets):  # ("by driving past 6th and ...": the street starts after "past")
                 out.append(Span(doc, j, streets[1].end, label="STREET"))
+        # a crossing of two streets that each end in a street word needs no cue ("job site, 7th st &
+        # mcdowell rd, phoenix", "stabbing, north ave & greenmount ave"): one to three words or an
+        # ordinal before each street word, none a stop word or clinical term ("head ct & chest ct")
+        taken = {k for sp in out for k in range(sp.start, sp.end)}
+        for k in range(2, n - 2):
+            if lowers[k] not in {"and", "&"} or k in taken or lowers[k - 1].rstrip(".") not in _CROSSING_SUFFIXES:
+                continue
+            start = k - 1
+            while start > 0 and k - 1 - start < 3 and "\n" not in doc[start - 1].whitespace_:
+                w = doc[start - 1]
+                if not (w.is_alpha or _ORDINAL.match(w.text)) or w.is_stop or self.clinical_term(lowers[start - 1]) \
+                        or lowers[start - 1].rstrip(".") in STREET_SUFFIXES:
+                    break
+                start -= 1
+            second = trimmed(k + 1, street_end(k + 1))
+            ends = [m for m in range(second.start + 1, second.end) if lowers[m].rstrip(".") in _CROSSING_SUFFIXES]
+            if start < k - 1 and ends and lowers[second.start].rstrip(".") not in STREET_SUFFIXES:
+                out.append(Span(doc, start, ends[-1] + 1, label="STREET"))
         return out
 
     def employers(self, doc: Doc, mixed_case: bool, lowers: Optional[List[str]] = None) -> List[Span]:
@@ -2736,7 +2808,11 @@ class Gazetteer:
         Other contacts are kept as found."""
         if len(span) == 1 and (m := _NUMBER_AND_UNIT.match(span.text)) and m.group(2).lower() in _MEASURE_UNITS:
             return False  # a dose or size with its unit glued on ("MSO4 2MG" as a ZIP)
+        if category == "NAME" and len(span) > 1 and span[-1].lower_ in {"county", "parish"}:
+            return False  # "bib harris county" as a patient: a county, whose office the lists take whole
         if category == "AGE":
+            if len(span) == 1 and _ORDINAL.match(span.text):
+                return False  # "7th st" as an age: an ordinal is a street's, a day's or a rank, no age
             numbers = re.findall(r"\d+", span.text)
             if numbers and span[0].like_num:
                 j = _prev_word(doc, span.start)
@@ -2746,8 +2822,9 @@ class Gazetteer:
                 if j >= 0 and doc[j].lower_ in _VITAL_WORDS:
                     return False
                 if after is not None and after.text == "-" and span.end + 1 < len(doc) and not doc[span.end - 1].whitespace_ \
-                        and (doc[span.end + 1].like_num or doc[span.end + 1].lower_ in {"day", "days"}):
-                    return False
+                        and (doc[span.end + 1].like_num or doc[span.end + 1].lower_ in {"day", "days"}
+                             or not after.whitespace_ and any(c.isdigit() for c in doc[span.end + 1].text)):
+                    return False  # (nor the first piece of a code: "case # 24-dc-01187")
             return not numbers or int(numbers[0]) <= _MAX_AGE
         if category in ("ID", "CONTACT", "NAME") and _GRAVIDA_PARA.match(span.text):
             return False  # "G2P1": an obstetric history, no username or identifier
@@ -3430,6 +3507,7 @@ class Gazetteer:
             # the streets of a corner first: "the corner of dalbraut 99 and frederikke coves" names a street
             self.cross_streets(doc, lowers) + self.others(doc) + self.hospitals(doc, mixed_case, lowers) + titled
             + self.initialled_names(doc, mixed_case) + self.places(doc, mixed_case) + names
+            + self.towns_before_states(doc, mixed_case)
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
             + self.kin_nicknames(doc, mixed_case) + self.patient_names(doc, mixed_case)
             + self.named_streets(doc, mixed_case)
@@ -3527,7 +3605,7 @@ class Gazetteer:
                 if low == "-" and not w.whitespace_ and start > 1 and not doc[start - 2].whitespace_ and doc[start - 2].is_alpha:
                     start -= 1  # "tri-town": the tokenizer splits a hyphened word
                     continue
-                if not _org_word_shape(w) or self.clinical_term(low) \
+                if not _org_word_shape(w) or self.clinical_term(low) or low in _LEGAL_EVENT_WORDS \
                         or low.endswith(("ed", "ing")) and get_string_id(low) in dictionary_words():
                     break
                 start -= 1
@@ -4085,8 +4163,16 @@ policy policies payment payments number numbers through via only also still now
 """.split())
 # the words of place before a crossing of two streets ("found at 6th and broadway")
 _CROSSING_CUES = frozenset("at near around past outside off".split())
+# the street words that end both streets of a crossing named with no cue ("7th st & mcdowell rd");
+# no "dr", "way", "court", "square": a doctor, a way, a court name no street alone
+_CROSSING_SUFFIXES = frozenset("st street ave avenue av rd road blvd boulevard lane ln pike hwy highway pkwy parkway".split())
+# a direction before a street's name ("on n main st")
+_STREET_DIRECTIONS = frozenset("n s e w ne nw se sw n. s. e. w. north south east west".split())
 # the words of place before a town that a bare state code follows ("in enterprise al")
 _PLACE_PREPOSITIONS = frozenset("in from near of outside to around".split())
+# state codes that are no English word or clinical abbreviation ("ct" scan, "ms", "mi", "nc",
+# "tx", "ca", "dc", "sd", "nd", "ar", "nv", "vt"): a town of ordinary words may stand before them
+_TOWN_STATE_CODES = frozenset("ak az il ks ky mn nh nj ny ri tn ut wi wv wy".split())
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
 or pa ri sc sd tn tx ut vt va wa wv wi wy dc
