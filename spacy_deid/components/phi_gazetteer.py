@@ -117,8 +117,8 @@ _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 # the titles of a patient named with an age after ("pt mr. abernathy 98"; no "dr")
 _PATIENT_TITLES = frozenset("mr mrs ms miss".split())
 # words that follow a patient's name and age in a note's first line ("pt cornelius abara 90 d/c
-# to home", "res joaquin reyes 90 from mesa vista")
-_AFTER_PATIENT_AGE = frozenset("d/c from w/ on".split())  # ("d/c" split: "d", "/", "c")
+# to home", "pt minerva toll 98 lives w/ dtr")
+_AFTER_PATIENT_AGE = frozenset("d/c lives".split())  # ("d/c" split: "d", "/", "c"; "from" before no number)
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
 _COUNTED_AFTER = frozenset("""
@@ -862,9 +862,10 @@ class PhiGazetteer(Pipe):
           bedside", "wife may (92) in to visit"), or right after a patient named by two words
           after the patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt
           Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired", "pt cornelius abara 90 d/c"),
-          or after a patient's title ("pt mr. abernathy 98, end stage"; with a first name and a
-          surname below a fever's 100: "ms. irma kovac 96 found"); not "T-MAX PT 101", "dr smith
-          100.", "Mr. Jones 101, fever", "resident jones 104, bed b";
+          or, below a fever's 100, after a patient's title after that word or before two names
+          ("pt mr. abernathy 98, end stage", "ms. irma kovac 96 found"); not "T-MAX PT 101", "dr
+          smith 100.", "Mr. Jones 101, fever", "resident jones 104, bed b", "pt mr. jones 95 on
+          ra", "98 pounds", "92: afib", "92 from 88";
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -894,18 +895,21 @@ class PhiGazetteer(Pipe):
                 sp.start > 0 and doc[sp.start - 1].lower_ in _RESIDENT_WORDS
                 or doc[sp.start].lower_ in _RESIDENT_WORDS  # (a NER name with the word in it: "RES E. STROUD")
             )
-            if resident and (titled or words >= 2):
+            if resident and words >= 2 and not titled:
                 patients[sp.end] = 125
-            elif titled and words >= 2:
+            elif titled and (resident or words >= 2):
                 patients.setdefault(sp.end, 99)
         for k, oldest in patients.items():
             # three digits at most, no clock time ("0100")
             if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= oldest:
                 continue
             nxt = doc[k + 1] if k + 1 < n else None
-            if nxt is None or "\n" in doc[k].whitespace_ or nxt.text in {",", ".", ";", ":", "@"} or "\n" in nxt.text \
-                    or (self._gazetteer.after_name_verb(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE
-                        or doc[k + 1 : k + 4].text.lower() == "d/c") \
+            # (no "on", "w/", ":" nor a verb's "-ing" or "-s": "pt mr. jones 95 on ra", "98 pounds",
+            # "97 sitting", "92: afib" are values)
+            if nxt is None or "\n" in doc[k].whitespace_ or nxt.text in {",", ".", ";", "@"} or "\n" in nxt.text \
+                    or (self._gazetteer.after_name_word(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE
+                        or doc[k + 1 : k + 4].text.lower() == "d/c"
+                        or nxt.lower_ == "from" and k + 2 < n and not doc[k + 2].like_num) \
                     and nxt.lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
                 out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
@@ -1283,7 +1287,10 @@ class PhiGazetteer(Pipe):
                 # "in from california" as a hospital: a state (kept: not PHI under Safe Harbor)
                 label, category = self.vocab.strings.add("STATE"), "LOCATION"
             elif category == "CONTACT" and not any(c.isdigit() for c in doc[start:end].text) \
-                    and any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in doc[start:end]):
+                    and any(t.lower_.rstrip(".") in STREET_SUFFIXES for t in doc[start:end]) \
+                    and any(t.is_alpha and not self._gazetteer.is_common(t.lower_) and not self._gazetteer.clinical_term(t.lower_)
+                            and t.lower_.rstrip(".") not in STREET_SUFFIXES
+                            for t in doc[start:end]):  # (a name's word: not "pt, ot, st & rd")
                 # "7th st & mcdowell rd, phoenix" as a PHONE: a street, no digit a phone surrogate
                 # could replace (the whole had been written back)
                 label, category = self.vocab.strings.add("STREET"), "LOCATION"

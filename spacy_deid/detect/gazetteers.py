@@ -287,7 +287,7 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
-daycare preschool kindergarten square sq tavern
+daycare preschool kindergarten square sq tavern saloon
 """.split())
 # landmark words that are surnames too ("dr temple", "fr. lake"); not the buildings
 # ("dr school note", "dr office")
@@ -303,7 +303,7 @@ train bus gas police fire power sewage treatment nuclear
 beginner intermediate advanced bunny hiking walking bike biking nature ski dairy cattle horse hog chicken poultry
 family tree
 """.split())
-LANDMARK_CUES = frozenset("at in to from near by".split())
+LANDMARK_CUES = frozenset("at in to from near by outside".split())
 # landmark words written before the name ("lake tahoe", "MT RAINIER", "camp lejeune", "lake of the ozarks")
 _LANDMARK_HEADS = frozenset("lake mount camp fort cape isle".split())
 # schools, and what a social history writes before one ("attends little sprouts daycare",
@@ -388,7 +388,7 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
 ))
 # what a note says happens at a court, no word of its name ("arraignment central berkshire district court")
 _LEGAL_EVENT_WORDS = frozenset("arraignment hearing hearings trial sentencing appearance case docket summons charge "
-                               "charges petition date dates warrant".split())
+                               "charges petition date dates warrant court".split())
 # the units of a dose after a drug's name: "20mg", "2 mg" (glued: ``_NUMBER_AND_UNIT``)
 _DOSE_UNITS = frozenset("mg mcg ml g gm units unit meq".split())
 # words before a place of work after a trade or a word of work ("cashier at", "mason w/")
@@ -1668,9 +1668,10 @@ class Gazetteer:
         """CITY spans: a town of ordinary words that no list has, between a word of place and
         a state's code ("pt from hazard, ky", "trick-or-treating in sleepy hollow ny.", "rr 2
         box 41, council grove, ks 66846"): one to three words, no stop, clinical, role,
-        calendar or facility word; only codes that are no word or clinical abbreviation
-        (``_TOWN_STATE_CODES``: not "or", "ct", "ms", "nc"), a bare one ending its phrase, in
-        capitals in mixed-case text."""
+        calendar, facility or region word ("from northern mn", "out of state, ny"); only codes
+        that are no word or clinical abbreviation (``_TOWN_STATE_CODES``: not "or", "ct", "ms",
+        "nh", "ri", "tn"), a bare one ending its phrase, in capitals in mixed-case text; after
+        "from", "in", "near", "lives" or an address's number and comma."""
         out: List[Span] = []
         n = len(doc)
         for k in range(1, n):
@@ -1694,7 +1695,7 @@ class Gazetteer:
                 continue
             before = doc[start - 1]
             # a word of place ("from", "in", "lives") or an address's number and comma before it
-            if before.lower_ in _PLACE_PREPOSITIONS | {"lives", "home"} \
+            if before.lower_ in {"from", "in", "near", "lives"} \
                     or before.text == "," and start > 1 and doc[start - 2].like_num:
                 out += [Span(doc, start, end, label=CITY), Span(doc, k, k + 1, label=STATE)]
         return out
@@ -1706,7 +1707,8 @@ class Gazetteer:
         low = t.lower_
         return t.is_alpha and not t.is_stop and (t.is_title or not mixed_case) and not self.clinical_term(low) \
             and not is_role(low) and low not in TITLES and low not in CALENDAR_WORDS and low not in CREDENTIALS \
-            and low not in _GENERIC_FACILITY and low not in HOSPITAL_WORDS and low not in _STATE_CODES
+            and low not in _GENERIC_FACILITY and low not in HOSPITAL_WORDS and low not in _STATE_CODES \
+            and low not in _NOT_TOWN_WORDS and low not in _UNIT_WORDS and not low.endswith("ern")
 
     def _hyphened_places(self, doc: Doc, span: Span) -> Span:
         """A place taken with a listed place joined to it by a hyphen is one name
@@ -2478,9 +2480,20 @@ class Gazetteer:
             ) for sp in streets):  # ("by driving past 6th and ...": the street starts after "past")
                 out.append(Span(doc, j, streets[1].end, label="STREET"))
         # a crossing of two streets that each end in a street word needs no cue ("job site, 7th st &
-        # mcdowell rd, phoenix", "stabbing, north ave & greenmount ave"): one to three words or an
-        # ordinal before each street word, none a stop word or clinical term ("head ct & chest ct")
+        # mcdowell rd, phoenix"): one to three words or an ordinal before each street word, none a
+        # stop word or clinical term, and each street named by a word no dictionary has or by an
+        # ordinal before "st" or "ave" ("head ct & chest ct", "sinus
+        # st & brief st", "1st rd & 2nd rd", "dirt road & paved road", "speech st & dietitian rd")
         taken = {k for sp in out for k in range(sp.start, sp.end)}
+
+        def named_street(a: int, b: int) -> bool:
+            suffix = lowers[b - 1].rstrip(".")
+            return any(
+                _ORDINAL.match(doc[m].text) and suffix in {"st", "street", "ave", "avenue"}
+                or doc[m].is_alpha and not self.clinical_term(lowers[m]) and not self.is_common(lowers[m])
+                for m in range(a, b - 1)
+            )
+
         for k in range(2, n - 2):
             if lowers[k] not in {"and", "&"} or k in taken or lowers[k - 1].rstrip(".") not in _CROSSING_SUFFIXES:
                 continue
@@ -2493,7 +2506,8 @@ class Gazetteer:
                 start -= 1
             second = trimmed(k + 1, street_end(k + 1))
             ends = [m for m in range(second.start + 1, second.end) if lowers[m].rstrip(".") in _CROSSING_SUFFIXES]
-            if start < k - 1 and ends and lowers[second.start].rstrip(".") not in STREET_SUFFIXES:
+            if start < k - 1 and ends and lowers[second.start].rstrip(".") not in STREET_SUFFIXES \
+                    and named_street(start, k) and named_street(k + 1, ends[-1] + 1):
                 out.append(Span(doc, start, ends[-1] + 1, label="STREET"))
         return out
 
@@ -3786,6 +3800,16 @@ class Gazetteer:
             if (line_start or last) and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
+            # the note's last line, initials and a credential alone, whatever the letters also
+            # spell ("...\nml rn", "\nTS LPN"; not a department's or role's nurse: "ED RN")
+            j = i + 1
+            while j < n and doc[j].text in {",", "-"}:
+                j += 1
+            if line_start and _has_credential_after(doc, i + 1) and not t.is_stop and not is_role(t.lower_) \
+                    and t.lower_ not in DEPARTMENT_WORDS and t.lower_ not in _UNIT_AFTER_HOSPITAL \
+                    and t.lower_ not in PATIENT_WORDS and all(x.is_space or x.is_punct for x in doc[j + 1:]):
+                out.append(Span(doc, i, i + 1, label=NAME))
+                continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
             # dispo. - jm", "- deb")
             if i > 0 and (doc[i - 1].text in {"-", "--", "—", "–"} or _thanks_before(doc, i)) and (
@@ -4164,15 +4188,20 @@ policy policies payment payments number numbers through via only also still now
 # the words of place before a crossing of two streets ("found at 6th and broadway")
 _CROSSING_CUES = frozenset("at near around past outside off".split())
 # the street words that end both streets of a crossing named with no cue ("7th st & mcdowell rd");
-# no "dr", "way", "court", "square": a doctor, a way, a court name no street alone
-_CROSSING_SUFFIXES = frozenset("st street ave avenue av rd road blvd boulevard lane ln pike hwy highway pkwy parkway".split())
+# no "dr", "way", "court", "square", "ln": a doctor, a way, a court, a lymph node name no street alone
+_CROSSING_SUFFIXES = frozenset("st street ave avenue av rd road blvd boulevard pike hwy highway pkwy parkway".split())
 # a direction before a street's name ("on n main st")
 _STREET_DIRECTIONS = frozenset("n s e w ne nw se sw n. s. e. w. north south east west".split())
 # the words of place before a town that a bare state code follows ("in enterprise al")
 _PLACE_PREPOSITIONS = frozenset("in from near of outside to around".split())
 # state codes that are no English word or clinical abbreviation ("ct" scan, "ms", "mi", "nc",
 # "tx", "ca", "dc", "sd", "nd", "ar", "nv", "vt"): a town of ordinary words may stand before them
-_TOWN_STATE_CODES = frozenset("ak az il ks ky mn nh nj ny ri tn ut wi wv wy".split())
+_TOWN_STATE_CODES = frozenset("ky mn ny ut wi wv wy".split())
+# (nor "nh" nursing home, "il" independent living, "nj" tube, "tn" trigeminal neuralgia, "ks"
+# Kaposi, "ri" regular insulin, "az" azithromycin, "ak" above knee)
+# words before a state's code that name no town ("from out of state, ny", "from northern mn")
+_NOT_TOWN_WORDS = frozenset("state town city country county area region overseas abroad upstate downstate home car bed "
+                            "chair hallway room spirits good".split())
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
 or pa ri sc sd tn tx ut vt va wa wv wi wy dc
