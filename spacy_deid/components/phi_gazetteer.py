@@ -881,9 +881,9 @@ class PhiGazetteer(Pipe):
         # the patients named: after a patient's word ("RES E. STROUD", "pt lester grimes";
         # "dr smith 100." is a doctor's, "Mary Jones 104, Apt 3" an address)
         # (two words at least, a first name and a surname or an initial: "resident jones 104, bed b"
-        # is a room; no "mr", "mrs": "Mr. Jones 101, fever")
-        # (with a title: after a patient's word, "pt mr. abernathy 98, end stage"; or a first name
-        # and a surname with an age below a fever's, "ms. irma kovac 96 found on floor")
+        # is a room; with a title, an age below a fever's only, after a patient's word or before
+        # two names: "pt mr. abernathy 98, end stage", "ms. irma kovac 96 found on floor"; not
+        # "Mr. Jones 101, fever")
         patients: Dict[int, int] = {}  # the name's end -> the highest age taken after it
         for sp in named:
             if category_of(sp.label_, self._label_map) != "NAME":

@@ -1665,8 +1665,8 @@ class Gazetteer:
 
     def towns_before_states(self, doc: Doc, mixed_case: bool) -> List[Span]:
         """CITY spans: a town of ordinary words that no list has, between a word of place and
-        a state's code ("pt from hazard, ky", "trick-or-treating in sleepy hollow ny.", "rr 2
-        box 41, council grove, ks 66846"): one to three words, no stop, clinical, role,
+        a state's code ("pt from hazard, ky", "pt lives near valley forge, ny", "rr 2 box 41,
+        council grove, wi 53001"): one to three words, no stop, clinical, role,
         calendar, facility or region word ("from northern mn", "out of state, ny"); only codes
         that are no word or clinical abbreviation (``_TOWN_STATE_CODES``: not "or", "ct", "ms",
         "nh", "ri", "tn"), a bare one ending its phrase, in capitals in mixed-case text; after
@@ -1694,7 +1694,7 @@ class Gazetteer:
             if start == end or start == 0:
                 continue
             before = doc[start - 1]
-            # a word of place ("from", "in", "lives") or an address's number and comma before it
+            # a word of place ("from", "near", "lives") or an address's number and comma before it
             if before.lower_ in {"from", "near", "lives"} \
                     or before.text == "," and start > 1 and doc[start - 2].like_num:
                 out += [Span(doc, start, end, label=CITY), Span(doc, k, k + 1, label=STATE)]
@@ -2482,8 +2482,8 @@ class Gazetteer:
         # a crossing of two streets that each end in a street word needs no cue ("job site, 7th st &
         # mcdowell rd, phoenix"): one to three words or an ordinal before each street word, none a
         # stop word or clinical term, and each street named by a word no dictionary has or by an
-        # ordinal before "st" or "ave" ("head ct & chest ct", "sinus
-        # st & brief st", "1st rd & 2nd rd", "dirt road & paved road", "speech st & dietitian rd")
+        # ordinal before "st" or "ave" ("head ct & chest ct", "sinus st & brief st", "1st rd & 2nd
+        # rd", "dirt road & paved road", "speech st & dietitian rd")
         taken = {k for sp in out for k in range(sp.start, sp.end)}
 
         def named_street(a: int, b: int) -> bool:
