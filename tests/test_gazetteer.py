@@ -2478,3 +2478,8 @@ def test_an_identifier_takes_the_pieces_glued_to_it_by_hyphens(address_nlp):
     # the first piece of a code is no age; an age before "-year-old" is one
     doc = _with_ents(address_nlp, "case # 24-dc-01187. pt is 31-year-old", [("24", "AGE"), ("31", "AGE")])
     assert [e.text for e in doc.ents] == ["31"]
+
+
+def test_a_mobility_aid_after_by_is_no_name(nlp):
+    for text in ("Arrival Mode: By wheelchair from the waiting room", "pt arrived by wheelchair.", "ambulates w/ rollator, crutches"):
+        assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == [], text
