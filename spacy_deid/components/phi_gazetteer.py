@@ -116,10 +116,7 @@ _CONTACT_WORDS = _CONTACT_CUE_WORDS | frozenset("ext x extension or".split())
 _MONTH_DAY_NOT_10 = re.compile(MONTH_DAY_NOT_10)
 # the titles of a patient named with an age after ("pt mr. abernathy 98"; no "dr")
 _PATIENT_TITLES = frozenset("mr mrs ms miss".split())
-# a word that follows a patient's name and age in a note's first line ("pt minerva toll 98 lives
-# w/ dtr"; not "d/c" nor "from": "92 d/c o2", "91 from 2l nc")
-_AFTER_PATIENT_AGE = frozenset(["lives"])
-# a saturation's words after a value ("pt mr. jones 96 sat on ra")
+# a saturation's words or the day after a value ("pt mr. jones 96 sat on ra", "93 today.")
 _READING_AFTER = frozenset("sat sats spo2 o2 today".split())
 _UNITS_AFTER = frozenset("ft feet m meters metres steps hrs hr hours min mins minutes sec secs yds yards ml cc kcal cal "
                          "calories units".split())
@@ -906,10 +903,11 @@ class PhiGazetteer(Pipe):
             if k >= n or k in taken or not re.match(r"^[1-9]\d{1,2}$", doc[k].text) or not 90 <= int(doc[k].text) <= oldest:
                 continue
             nxt = doc[k + 1] if k + 1 < n else None
-            # (no "on", "w/", ":" nor a verb's "-ing" or "-s": "pt mr. jones 95 on ra", "98 pounds",
-            # "97 sitting", "92: afib" are values)
+            # (no "on", "w/", ":", "d/c", "from" nor a verb's "-ing" or "-s" but "lives", as in a note's
+            # first line "pt minerva toll 98 lives w/ dtr": "pt mr. jones 95 on ra", "98 pounds", "97
+            # sitting", "92: afib", "92 d/c o2", "91 from 2l nc" are values)
             if nxt is None or "\n" in doc[k].whitespace_ or nxt.text in {",", ".", ";", "@"} or "\n" in nxt.text \
-                    or (self._gazetteer.after_name_word(nxt) or nxt.lower_ in _AFTER_PATIENT_AGE) \
+                    or (self._gazetteer.after_name_word(nxt) or nxt.lower_ == "lives") \
                     and nxt.lower_ not in _UNITS_AFTER | _COUNTED_AFTER | _READING_AFTER:
                 out.append(Span(doc, k, k + 1, label="AGE"))
         for sp in named:
