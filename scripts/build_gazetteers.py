@@ -166,6 +166,14 @@ def _places() -> Dict[str, Set[str]]:
     return {"us_cities": cities, "us_states": states, "us_counties": counties, "world_cities": _world_cities(gc) - cities}
 
 
+# what a note says someone lives in that is no town, though the Postal Service names towns so
+DWELLING_WORDS = frozenset("""
+home house homes houses apartment apartments condo trailer camper cabin cottage farm ranch shelter hotel motel
+town village country rural suburbs city community jail prison nursing assisted senior section camp park plaza
+garden gardens field fields tunnel square station
+""".split())
+
+
 def _postal_towns() -> Set[str]:
     """The city names of the active US ZIP codes (zipcodes), lower case."""
     import zipcodes
@@ -451,6 +459,20 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         out_dir / "us_towns.txt",
         "us_towns: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
         sorted(towns),
+    )
+    # the other towns, of ordinary words only ("spruce pine", "mountain home", "sandwich"): a list
+    # of their own, taken only right after a word of residence and "in" ("lives alone in spruce
+    # pine,"); no word a home, a camp or a park is written with there ("lives in new home", "old town")
+    towns_of_words = {
+        t for t in _postal_towns() - places["us_cities"] - places["world_cities"] - places["us_counties"] - towns
+        if len(t) >= 4 and not is_not_phi_place(t) and not set(t.split()) & DWELLING_WORDS and t not in clinical
+        and t not in drugs
+    }
+    counts["us_towns_of_words"] = _write(
+        out_dir / "us_towns_of_words.txt",
+        "us_towns_of_words: towns named by ordinary words, taken after a word of residence only "
+        "(built by scripts/build_gazetteers.py; see SOURCES.md)",
+        sorted(towns_of_words),
     )
     common_rows = _common_words(english_names, dictionary, clinical, vocabulary, single_tokens - english_names, drugs)
     if vocabulary_corpus is not None:

@@ -2483,3 +2483,87 @@ def test_an_identifier_takes_the_pieces_glued_to_it_by_hyphens(address_nlp):
 def test_a_mobility_aid_after_by_is_no_name(nlp):
     for text in ("Arrival Mode: By wheelchair from the waiting room", "pt arrived by wheelchair.", "ambulates w/ rollator, crutches"):
         assert [sp for sp in found(nlp, text) if sp[1] == "NAME"] == [], text
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the words of an organisation's kind after a town or a place a detector took
+        ("power cut off by holmes county electric; using a heater", [("holmes county electric", "ORG")]),
+        ("hh referral sent to hardin co home care, accepted", [("hardin co home care", "ORG")]),
+        ("pt homeless, stays at pine street inn.", [("pine street inn", "ORG")]),
+        # a word of its own before an organisation a detector took, after a cue or punctuation
+        ("rx transferred to blue mountain pharmacy. next visit", [("blue mountain pharmacy", "ORG")]),
+        ("snf beds: maple ridge nursing & rehab accepted", [("maple ridge nursing & rehab", "ORG")]),
+    ],
+)
+def test_organisations_whose_middle_a_detector_took(nlp, text, expected):
+    assert [sp for sp in found(nlp, text.upper()) if sp[1] in ("ORG", "HOSPITAL")] == [(t.upper(), l) for t, l in expected]
+    assert [sp for sp in found(nlp, text.lower()) if sp[1] in ("ORG", "HOSPITAL")] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a town and what follows it in the sentence: care, work, a role
+        "daughter lives in boston care for kids. son in worcester works as nurse.",
+        "dtr in salem health care proxy, son in lowell high risk for falls",
+        # a hospital's department, a field's or a court's word, a verb or a word of the sentence before
+        "seen at mayo clinic hematology 4/4. arraignment central berkshire district court mon",
+        "employer cvs pharmacy. called cvs pharmacy. rx sent to usual cvs pharmacy, new walgreens pharmacy",
+    ],
+)
+def test_organisations_run_over_no_word_of_the_sentence(nlp, text):
+    for variant in (text, text.upper()):
+        spans = [sp[0].lower() for sp in found(nlp, variant) if sp[1] in ("ORG", "HOSPITAL")]
+        for word in ("care", "works", "proxy", "high", "hematology", "arraignment", "employer", "called", "usual", "new"):
+            assert not any(word in sp.split() for sp in spans), (variant, spans)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a writer's initials alone on the note's last line
+        ("plan: temp q1h, pt/sw in am.\ntk", [("tk", "NAME")]),
+        ("f/u device clinic 9/24. pt 82, nkda.\nmj\n", [("mj", "NAME")]),
+        # a clinical abbreviation or an ordinary word alone there is none, nor initials before more text
+        ("code status:\ndnr", []),
+        ("pt stable overnight.\nok", []),
+        ("plan: cont.\ntk\nreviewed with team", []),
+    ],
+)
+def test_initials_alone_on_the_last_line(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels=("NAME",))
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a town of ordinary words right after a word of residence and "in"
+        ("moca 14/30. lives alone in spruce pine, neighbor checks daily", [("spruce pine", "CITY")]),
+        ("plan d/c home. pt lives in revere w/ dtr", [("revere", "CITY")]),
+        ("lives in spruce pine w/ wife", [("spruce pine", "CITY")]),
+        # not a home, a camp, a park, a state of life or a word of every page, nor before more of the phrase
+        ("lives in home w/ wife. lives in hope of cure. lives in comfort of her home", []),
+        ("lives in new home w/ wife. living in camp, refuses shelter. living in state park. lives in harmony w/ wife", []),
+        ("living in fields. lives in white house. lives in old town. lives in foster.", []),
+        ("lives in spruce pine park", []),
+    ],
+)
+def test_towns_of_ordinary_words_after_a_word_of_residence(nlp, text, expected):
+    assert_found_in_every_case(nlp, text, expected, labels=("CITY",))
+
+
+def test_the_towns_of_ordinary_words_hold_no_dwelling_or_clinical_word():
+    from spacy_deid.detect.gazetteers import towns_of_words
+
+    towns = {" ".join(w) for ws in towns_of_words().values() for w in ws}
+    assert {"spruce pine", "sandwich", "flowery branch"} <= towns
+    assert not towns & {"home", "house", "apartment", "shelter", "new home", "old town", "state park", "camp"}
+
+
+
+def test_a_pharmacy_named_without_a_colon_ends_before_a_verb_or_a_phone_number(nlp):
+    for text in ("PHARMACY OMNICARE FAXED 601-555-0190.", "pharmacy omnicare called 601-555-0190"):
+        orgs = [sp[0].lower() for sp in found(nlp, text) if sp[1] == "ORG"]
+        assert orgs == ["omnicare"], text

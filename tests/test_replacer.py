@@ -139,12 +139,14 @@ def test_label_map_override_makes_a_label_phi_or_not():
         ("Diagnosed in 2021.", "DATE", "Diagnosed in 2021."),
         ("Pain for 3 days.", "DATE", "Pain for 3 days."),
         ("Lives in Massachusetts.", "GPE", "Lives in Massachusetts."),
+        # a country a NER calls a hospital gets no hospital's surrogate
+        ("Returned from Guatemala last week.", "HOSPITAL", "Returned from Guatemala last week."),
     ],
 )
 def test_safe_harbor_not_phi_is_kept_even_under_mask(text, label, expected):
     nlp = make_nlp(operators={"*": "mask"})
     sub = {"AGE": re.search(r"\d+", text).group(0) if label == "AGE" else None}.get(label)
-    ents = [(sub, label)] if sub else [(re.search(r"2021|3 days|Massachusetts", text).group(0), label)]
+    ents = [(sub, label)] if sub else [(re.search(r"2021|3 days|Massachusetts|Guatemala", text).group(0), label)]
     doc = with_ents(nlp, text, ents)
     if expected.endswith("90+ years old."):
         # 90 and over is PHI: masked under *=mask

@@ -409,6 +409,7 @@ class PhiGazetteer(Pipe):
         rules = (
             self._name_neighbours, self._nicknames, self._names_again, self._vocatives, self._orgs_beside_people,
             self._capitalised_names, self._dates_and_ages_beside, self._towns_after_places, self._ids_joined,
+            self._org_edges,
         )
         for rule in rules:
             extra = rule(doc)
@@ -619,6 +620,32 @@ class PhiGazetteer(Pipe):
             signed = self._signature_org(doc, person, taken - name_only, mixed_case)
             if signed is not None:
                 out.append(signed)
+        return out
+
+    def _org_edges(self, doc: Doc) -> List[Span]:
+        """ORG spans: an organisation whose middle a detector took, with the words of its
+        kind after it and a word of its own before it (``Gazetteer.org_tail`` and
+        ``org_lead``): a town, place or organisation found and "electric", "home care",
+        "state prison", "psychiatric group" after it ("holmes county electric", "hardin co home
+        care", "pine street inn"); an organisation found and one word before it ("blue" of
+        "blue mountain pharmacy", "maple" of "maple ridge nursing & rehab"). The words left
+        beside the surrogate told the organisation, and read oddly there."""
+        gaz = self._gazetteer
+        mixed_case = is_mixed_case(doc)
+        found = [
+            (sp, category_of(sp.label_, self._label_map))
+            for sp in [*doc.ents, *doc.spans[self.spans_key], *doc.spans.get(self.patterns_key, [])]
+        ]
+        taken = self._taken(doc)
+        out: List[Span] = []
+        for sp, category in found:
+            if category not in ("ORGANIZATION", "LOCATION"):
+                continue
+            own = set(range(sp.start, sp.end))
+            end = gaz.org_tail(doc, sp.end, mixed_case, taken - own)
+            start = gaz.org_lead(doc, sp.start, mixed_case, taken - own) if category == "ORGANIZATION" else sp.start
+            if (start, end) != (sp.start, sp.end):
+                out.append(Span(doc, start, end, label="ORG"))
         return out
 
     def _ids_joined(self, doc: Doc) -> List[Span]:

@@ -308,6 +308,10 @@ class PhiReplacer(Pipe):
                 return mask(category), "MASK"
         if category in ("NAME", "LOCATION", "ORGANIZATION") and _eponym(span):
             return None, KEEP
+        if category == "ORGANIZATION" and is_not_phi_place(text, self.locale):
+            # a state or country a NER took for a hospital ("returned from Guatemala"): no PHI,
+            # as when it is called a place, and no hospital's surrogate in its stead
+            return None, KEEP
         if category == "LOCATION":
             new_place = self.places.location(text, "corpus", label)
             if new_place is None:  # a state, a country

@@ -453,6 +453,53 @@ TRANSFER_UNIGRAMS = frozenset("at @ from to visited".split())
 # in single-case notes, the one-word cues after which a word no list has is a hospital's
 # short name when no other rule takes it ("PCP DR X @ BMC", "arrived from nebh"; not "to fax")
 _SINGLE_CASE_UNIGRAMS = frozenset("at @ from".split())
+# the last word of an organisation's name after a town, a place or an organisation's first
+# words that a detector took ("holmes county" electric, "windsor" gardens, "pine street" inn):
+# a kind of organisation that no sentence goes on with after a town (not "office", "plan", "rx",
+# "house", "program", "care", "radiology": "wife works in boston office", "dtr in worcester
+# plan to visit", "wife works in boston pathology")
+ORG_TAIL_HEADS = frozenset("""
+electric energy utilities inn mission ministries prison jail penitentiary pharmacy pharmacies school academy
+college university church parish imaging laboratory laboratories labs hospice hospital hospitals clinic clinics
+infirmary institute foundation inc llc ltd corp corporation associates partners gardens manor ambulance ems
+""".split())
+# the names' words of a kind between a town and that word ("pulaski" state prison, "holmes
+# county" electric, "hardin co" home care)
+_ORG_TAIL_INNER = frozenset("state county co co. city regional community memorial".split())
+# the two words of an organisation's kind that end one after a town or a place ("hardin co" +
+# "home care", "columbia" + "legal services", "whatcom" + "middle school"), besides the hospitals'
+# and organisations' two-word endings (``HOSPITAL_TAILS``, ``_ORG_ENDINGS``)
+_ORG_TAIL_PAIRS = frozenset(tuple(c.split()) for c in (
+    "legal services", "family health", "memory care", "psychiatric group", "donor services", "middle school",
+    "high school", "elementary school", "adult probation", "juvenile probation", "home health",
+))
+# the words of organisations' kinds, which start no name before one ("court", "employer" +)
+_ORG_KIND_WORDS = ORG_TAIL_HEADS | _ORG_TAIL_INNER | HOSPITAL_WORDS | COMPANY_WORDS | _REFERRAL_TAILS | _SCHOOL_WORDS \
+    | DEPARTMENT_WORDS | _SERVICE_KINDS
+# the words before an organisation's name that are the sentence's, no word of the name ("to
+# the", "usual", "mail-order"): beside the words a name never starts with (``NOT_HOSPITAL_NAME``)
+_NOT_ORG_LEADS = frozenset("""
+usual regular preferred main closest nearest same different new old another other local
+retail outside pt's patient's his her their my your our
+""".split())
+# ordinary words that organisations are named with, before a word a detector took ("blue"
+# mountain pharmacy, "maple" ridge nursing & rehab, "desert" sky family medicine, "big" bend
+# hospice): colours, trees, landscape, sky and virtues. Hand-written: no package lists the words
+# of firms' names; a word no dictionary has or a listed name or place is one too
+_ORG_NAME_WORDS = frozenset("""
+blue green red white black silver golden gold crimson scarlet azure emerald
+maple cedar oak oaks pine pines elm birch willow willows aspen cypress magnolia spruce hickory walnut cherry
+holly laurel juniper sycamore cottonwood palm palms redwood sequoia chestnut dogwood hawthorn linden poplar
+desert prairie mountain mountains valley river rivers lake lakes bay harbor harbour coast coastal ridge hill hills
+meadow meadows brook brooks creek spring springs forest woods park summit canyon mesa sierra shore shores island
+islands ocean sea cliff cliffs rock rocks stone falls glen grove orchard garden field fields highland highlands
+sun sunrise sunset sunny sunshine star stars sky moon rainbow dawn horizon evergreen
+heritage liberty pioneer frontier harmony unity hope grace faith trinity good great greater grand royal
+first second tri twin united american national northern southern eastern western central northeast northwest
+southeast southwest north south east west mid upper lower crown eagle falcon hawk bear lion phoenix cardinal
+""".split())
+# the words an organisation's name stands after, besides punctuation and a line's start
+_ORG_LEAD_CUES = frozenset("to at from via with w/ @ by thru through".split())
 # the words before an employer's name ("works for rapid cycle solutions", "employed by
 # Lending Club", "retired from verizon")
 EMPLOYER_CUES = frozenset(
@@ -628,6 +675,26 @@ def dictionary_words() -> FrozenSet[int]:
 
 CLINICAL_FORMS = "gazetteers/clinical_forms.txt"
 NICKNAME_NOUNS = "gazetteers/nickname_nouns.txt"
+
+
+TOWNS_OF_WORDS = "gazetteers/us_towns_of_words.txt"
+# the words of residence before "in" and a town ("lives in", "lives alone in", "resides in")
+_RESIDENCE_VERBS = frozenset("lives live lived living resides reside resided residing".split())
+# what may stand between such a word and "in" ("lives alone in", "lives independently in")
+_RESIDENCE_MANNERS = frozenset("alone independently together currently now still part-time".split())
+
+
+@functools.lru_cache(maxsize=1)
+def towns_of_words() -> Dict[str, Tuple[Tuple[str, ...], ...]]:
+    """The towns named by ordinary words (the shipped ``us_towns_of_words.txt``: "spruce pine",
+    "mountain home", "sandwich"), as word tuples by their first word, longest first."""
+    from spacy_deid.resources import asset_path
+
+    by_first: Dict[str, List[Tuple[str, ...]]] = {}
+    for town in read_term_file(asset_path(TOWNS_OF_WORDS)):
+        words = tuple(town.split())
+        by_first.setdefault(words[0], []).append(words)
+    return {k: tuple(sorted(v, key=len, reverse=True)) for k, v in by_first.items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -954,6 +1021,17 @@ def _org_word_shape(t) -> bool:
 def _thanks_before(doc: Doc, i: int) -> bool:
     """A closing's word and its comma before ``doc[i]`` ("thanks, hb", "Regards, JT")."""
     return i > 1 and doc[i - 1].text == "," and doc[i - 2].lower_ in {"thanks", "thx", "regards", "best", "sincerely", "cheers"}
+
+
+# units a value's line may wrap before ("wt 70\nkg")
+_UNIT_WORDS_ALONE = frozenset("kg lb lbs mg mcg ml cc mm cm ft oz in hr hrs min".split())
+
+
+def _ends_sentence(doc: Doc, k: int) -> bool:
+    """The last word before ``doc[k + 1]`` (spaces skipped) ends a sentence: ".", "!", ")"."""
+    while k >= 0 and doc[k].is_space:
+        k -= 1
+    return k >= 0 and (doc[k].text in {".", "!", ")"} or len(doc[k].text) > 1 and doc[k].text.endswith("."))
 
 
 def _last_word(doc: Doc, i: int) -> bool:
@@ -1836,6 +1914,41 @@ class Gazetteer:
                 out.append(Span(doc, i, end, label="LOCATION_OTHER"))
         return out
 
+    def residence_towns(self, doc: Doc, lowers: List[str], mixed_case: bool) -> List[Span]:
+        """CITY spans: a town named by ordinary words (``towns_of_words``) right after a word
+        of residence and "in" ("lives alone in spruce pine,", "lives in sandwich w/ dtr",
+        "resides in mountain home."), where the phrase ends (punctuation, the line's end, a
+        function word but "of", "w/" or a state's code after it: not "lives in comfort of"); no
+        clinical term, no single word of many pages ("lives in hope", "in harmony": Zipf 4 or more);
+        capitalised in mixed-case text."""
+        towns = towns_of_words()
+        out: List[Span] = []
+        n = len(doc)
+        for i in range(n - 1):
+            if lowers[i] != "in" or i == 0:
+                continue
+            j = i - 1
+            if lowers[j] in _RESIDENCE_MANNERS and j > 0:
+                j -= 1
+            if lowers[j] not in _RESIDENCE_VERBS:
+                continue
+            k = i + 1
+            for words in towns.get(lowers[k], ()):
+                end = k + len(words)
+                if tuple(lowers[k:end]) != words or any("\n" in doc[x].whitespace_ for x in range(k, end - 1)):
+                    continue
+                if any(self.clinical_term(w) for w in words) or mixed_case and not all(t.is_title for t in doc[k:end]):
+                    continue
+                if len(words) == 1 and zipf(words[0]) >= 4.0:
+                    continue  # a word of many pages ("lives in hope", "in harmony", "in foster")
+                after = doc[end] if end < n else None
+                if after is None or "\n" in doc[end - 1].whitespace_ or after.is_punct or after.is_space \
+                        or after.is_stop and after.lower_ != "of" or after.lower_ in {"w/", "w"} \
+                        or after.lower_.rstrip(".") in _STATE_CODES:
+                    out.append(Span(doc, k, end, label=CITY))
+                break
+        return out
+
     def travel_places(self, doc: Doc) -> List[Span]:
         """LOCATION_OTHER spans: one or two words that no dictionary holds (no
         clinical term, stop word or month) after a travel or home word and "at",
@@ -2132,6 +2245,8 @@ class Gazetteer:
     def _hospital_tail(self, lowers: List[str], i: int) -> int:
         for tail in _TAILS_BY_FIRST.get(lowers[i], ()):
             if tuple(lowers[i : i + len(tail)]) == tail:
+                if tail == ("health", "care") and lowers[i + 2 : i + 3] and lowers[i + 2] in _CARE_ROLE_WORDS:
+                    return 0  # "dtr in salem health care proxy": a role, no hospital
                 return len(tail)
         return 1 if lowers[i] in HOSPITAL_WORDS else 0
 
@@ -2633,6 +2748,11 @@ class Gazetteer:
                 if t.is_stop and t.lower_ not in _INNER_ORG_WORDS and not (end == j and t.lower_ in {"first", "our"}) \
                         or _id_word_at(doc, end):  # ("church: first lutheran", "our lady of ...")
                     break  # ("HARVARD PILGRIM MEMBER ID ...": the number is the id rules')
+                # a verb's form or a phone number's first group ends it ("PHARMACY OMNICARE FAXED 601-555-0190")
+                # (not "-ing": "facility: maple grove rehabilitation and nursing", "abc plumbing")
+                if end > j and (t.lower_.endswith("ed") and get_string_id(t.lower_) in dictionary_words()
+                                or t.like_num and end + 1 < n and doc[end + 1].text == "-" and not t.whitespace_):
+                    break
                 end += 1
             while end > j and doc[end - 1].lower_ in _INNER_ORG_WORDS:
                 end -= 1
@@ -3524,6 +3644,7 @@ class Gazetteer:
             + self.towns_before_states(doc, mixed_case)
             + self.places_by_form(doc, mixed_case) + self.landmarks(doc) + self.travel_places(doc)
             + self.kin_nicknames(doc, mixed_case) + self.patient_names(doc, mixed_case)
+            + self.residence_towns(doc, lowers, mixed_case)
             + self.named_streets(doc, mixed_case)
             + self.fielded_orgs(doc) + self.employers(doc, mixed_case, lowers) + self.insurers(doc, lowers)
             + self.facilities_in_parentheses(doc, lowers) + self.signed_initials(doc) + self.residences(doc, lowers)
@@ -3629,6 +3750,75 @@ class Gazetteer:
             if own and self._named_enough(doc, own, mixed_case):
                 out.append(Span(doc, min(own), i + 2, label=ORG))
         return out
+
+    def org_tail(self, doc: Doc, end: int, mixed_case: bool, taken: set) -> int:
+        """Where an organisation's name ends that a detector took up to ``end``: over a word
+        of its kind after it (``ORG_TAIL_HEADS``: "holmes county" + "electric", "pine street" +
+        "inn"), or two (a hospital's or organisation's two-word ending, ``_ORG_TAIL_PAIRS``:
+        "hardin co" + "home care", "back bay" + "psychiatric group"), with "state", "county" or
+        "co" before them ("pulaski" + "state prison"), on its line, where the phrase ends
+        (punctuation, a line's end, a function word or another detector's span after it: not
+        "salem health care proxy", "boston clinic visit"); capitalised in mixed-case text; no
+        "and" or "&" crossed ("lives in lowell and home care is involved"). ``end`` when there
+        is none, and after a hospital's own word ("mayo clinic hematology": a department)."""
+        n = len(doc)
+        if end > 0 and doc[end - 1].lower_ in HOSPITAL_WORDS:
+            return end
+        lowers = [t.lower_ for t in doc[end : min(end + 4, n)]]
+        starts = [0, 1] if lowers[:1] and lowers[0] in _ORG_TAIL_INNER else [0]
+        for s0 in starts:
+            for size in (2, 1):
+                words = tuple(lowers[s0 : s0 + size])
+                if len(words) < size:
+                    continue
+                if size == 2 and not (words in _ORG_TAIL_PAIRS or words in _ORG_ENDINGS or words in HOSPITAL_TAILS):
+                    continue
+                if size == 1 and words[0] not in ORG_TAIL_HEADS:
+                    continue
+                stop = end + s0 + size
+                toks = doc[end:stop]
+                if any(i in taken for i in range(end, stop)) or any("\n" in t.whitespace_ for t in doc[end - 1 : stop - 1]):
+                    continue
+                if mixed_case and not all(t.is_title or t.is_upper for t in toks if t.is_alpha):
+                    continue
+                if stop >= n or "\n" in doc[stop - 1].whitespace_ or not doc[stop].is_alpha \
+                        or doc[stop].is_stop and doc[stop].lower_ not in _CONTENT_STOP_WORDS or stop in taken:
+                    return stop
+        return end
+
+    def org_lead(self, doc: Doc, start: int, mixed_case: bool, taken: set) -> int:
+        """Where an organisation's name starts that a detector took from ``start``: one word
+        before it of its own (a word firms are named with, ``_ORG_NAME_WORDS``, a listed name
+        or place or a word no dictionary has; no function, clinical, calendar, role or service word, no
+        verb's form, no kind of organisation or field's word: "arraignment", "court", "employer",
+        no word a name never starts with: "usual", "local", "new") right after a
+        line's start, punctuation or a cue ("rx sent to blue" + "mountain pharmacy", "snf
+        beds: maple" + "ridge nursing & rehab", "md, desert" + "sky family medicine");
+        capitalised in mixed-case text. ``start`` when there is none."""
+        j = start - 1
+        if j < 0 or j in taken or "\n" in doc[j].whitespace_:
+            return start
+        w = doc[j]
+        low = w.lower_
+        if not _org_word_shape(w) or len(low) < 3 or low in NOT_HOSPITAL_NAME or low in _NOT_ORG_LEADS \
+                or low in _ORG_KIND_WORDS or low in _ORG_FIELDS or low in _LEGAL_EVENT_WORDS or low in LANDMARK_WORDS \
+                or low in _FACILITY_WORDS or low in _REFERRAL_CUES or low in _WORKPLACE_WORDS \
+                or low in _SERVICE_KINDS or low in _NOTE_VERBS or low in DEPARTMENT_WORDS or low in _SIZE_ADJECTIVES \
+                or low in CALENDAR_WORDS or low in TITLES or low in CREDENTIALS or is_role(low) or low in PLURAL_ROLES \
+                or self.clinical_term(low) or _PRACTICE_WORD.match(low) or low in TRAVEL_CUES or low in _SCHOOL_CUES \
+                or low.endswith(("ed", "ing", "ly")) and get_string_id(low) in dictionary_words():
+            return start
+        if mixed_case and not (w.is_title or w.is_upper):
+            return start
+        # (a word of a firm's name, a listed name or place, a word no dictionary has: not
+        # "manufacturer st. jude", "consider spaulding rehab", "urine histoplasma")
+        if not (low in _ORG_NAME_WORDS or self.tags(low) & _NAME_OR_PLACE_TAGS or not self.is_common(low)):
+            return start
+        if j > 0 and "\n" not in doc[j - 1].whitespace_:
+            before = doc[j - 1]
+            if not (before.is_punct and before.text not in {"'", '"'} or before.lower_ in _ORG_LEAD_CUES):
+                return start
+        return j
 
     def referred_orgs(self, doc: Doc, lowers: List[str], mixed_case: bool = False) -> List[Span]:
         """ORG spans: an organisation of ordinary words after a word that refers, enrols,
@@ -3776,7 +3966,8 @@ class Gazetteer:
 
     def signed_initials(self, doc: Doc) -> List[Span]:
         """NAME spans: a writer's initials first on a line and before a credential
-        ("JS RN", "- jm, rn"), or after a dash last in the note ("... - jm"): two or three
+        ("JS RN", "- jm, rn"), alone on the note's last line ("\ntk"), or after a dash last in
+        the note ("... - jm"): two or three
         letters that no list of ordinary or clinical words has; and initials joined to a credential by a slash, first or last
         on a line ("jl/rn", "MK/RN."), ordinary words or not ("aw/rn", "ss/rn"), no
         clinical term ("pt/ot", "sw/rn")."""
@@ -3798,6 +3989,13 @@ class Gazetteer:
             # (or first in the note's last sentence, the credential last: "... aware. lm rn")
             last = i > 0 and doc[i - 1].text in {".", ";"} and _last_word(doc, i + 1 + (i + 1 < n and doc[i + 1].text == ","))
             if (line_start or last) and _has_credential_after(doc, i + 1) and self._unknown_word(doc, i):
+                out.append(Span(doc, i, i + 1, label=NAME))
+                continue
+            # the note's last line, the initials alone after a sentence's end ("... pt/sw in am.\ntk",
+            # "agree.\nLH"): no ordinary, clinical or unit word ("\nok", "\nDNR", "\nkg"), no
+            # field's value ("Activity:\nBR", "Code:\nFC", "to follow\nFU")
+            if line_start and i > 0 and _ends_sentence(doc, i - 1) and _last_word(doc, i) and self._unknown_word(doc, i) \
+                    and t.lower_ not in _UNIT_WORDS_ALONE:
                 out.append(Span(doc, i, i + 1, label=NAME))
                 continue
             # a note's sign-off: a dash and the initials or a first name, last in the note ("... re:
@@ -4099,6 +4297,12 @@ _CALENDAR_FORMS = CALENDAR_WORDS | frozenset(
     "mon tue tues wed thu thur thurs fri sat sun "
     "christmas thanksgiving easter hanukkah ramadan".split()
 )
+# what "health care" names before them: a person's role or the care itself, no hospital
+# ("health care proxy", "health care agent", "health care decisions")
+_CARE_ROLE_WORDS = frozenset("""
+proxy proxies agent agents surrogate representative decisions decision directive directives poa power maker
+provider providers worker workers professional professionals team
+""".split())
 # HOSPITAL_TAILS by their first word, in their order (the first that fits is taken)
 _TAILS_BY_FIRST: Dict[str, List[Tuple[str, ...]]] = {}
 for _tail in HOSPITAL_TAILS:

@@ -227,6 +227,22 @@ CUED_PHONE_ID = "cued_phone"
 # a month/day with a day past 12 and no cue ("fam mtg 10/15", "to micu 3/14"): a date unless
 # a score or a count reads it as a ratio (``reads_as_ratio``)
 BARE_MD_ID = "bare_month_day"
+# a month/day whose month is past its day ("bcx 11/3 pending", "pedestrian struck 12/6,"): no
+# score or count is more than its whole, so a date unless a ratio's word, a ventilator's or a
+# pupil's setting stands beside it ("bipap 12/6", "ps 10/5", "pupils 3/2 brisk")
+DESCENDING_MD_ID = "descending_month_day"
+_DATE_FOLLOWERS = frozenset("pending am pm noon @ w/ s/p x".split())
+_CLOCK = re.compile(r"^([01]?\d|2[0-3])[0-5]\d$")
+_DESCENDING_MD = {"TEXT": {"REGEX": r"^(0?[2-9]|1[0-2])/(0?[1-9]|1[01])$"}}
+_SETTING_WORDS = frozenset("""
+bipap cpap ps psv peep ipap epap vent vented settings setting avaps niv nippv ac simv prvc cvp pap pa rap pcwp
+wedge pupils pupil perrl perrla brisk sluggish reactive nonreactive mm cm h2o fio2 % ie i:e rate rr tv
+support pressure pressures weaned wean weaning trial -> > currently
+biceps triceps patellar achilles brachioradialis reflex reflexes dtr dtrs motor grip strength eyes
+stools stool kids children meals shift shifts nurse charge schedule
+""".split())
+# the month/days that name a nurse's shift ("7/3: pt stable", "11/7 shift"), no day without a cue
+_SHIFT_MDS = frozenset({"7/3", "11/7", "7/7", "3/11"})
 # a month-day written with a hyphen after a strong date cue ("seen on 3-24", "admitted 12-28"),
 # which a dose, flow or count reads the same as ("on 2-3 l nc", "started 2-3 days ago")
 MD_HYPHEN_ID = "month_day_hyphen"
@@ -340,6 +356,7 @@ PHI_PATTERNS: List[Dict] = [
     # ``phi_ents_filter`` for scores and counts); else only where it reads as a date: after
     # a date cue, or with a time
     {"label": "DATE", "id": BARE_MD_ID, "pattern": [_MD_LATE]},
+    {"label": "DATE", "id": DESCENDING_MD_ID, "pattern": [_DESCENDING_MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES}}, {"LOWER": "the", "OP": "?"}, _MD]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _DATE_CUES_WEAK + _EVENT_CUES}}, _MD_NOT_10]},
     {"label": "DATE", "id": "value", "pattern": [{"LOWER": {"IN": _EVENT_NOUNS}}, _MD]},
@@ -753,6 +770,26 @@ def reads_as_ratio(span: Span) -> bool:
         or after_joined_number(span.doc, span.start)
 
 
+def _descending_date(span: Span) -> bool:
+    """A month/day whose month is past its day that reads as a date: no ratio (``reads_as_ratio``),
+    no setting's word in the two tokens on each side ("bipap 12/6", "pupils 3/2 brisk", "10/5 peep"),
+    and where a date's phrase ends."""
+    month, day = (int(x) for x in span.text.split("/"))
+    if month <= day or reads_as_ratio(span) or span.text in _SHIFT_MDS:
+        return False
+    doc = span.doc
+    near = range(max(span.start - 2, 0), min(span.end + 2, len(doc)))
+    if any(doc[i].lower_ in _SETTING_WORDS for i in near if not span.start <= i < span.end):
+        return False
+    # where a date's phrase ends: punctuation, a line's end, a function word, a clock time
+    # ("bcx 11/3 pending", "struck 12/6,"; not "6/5 flex coil", "pressure was 10/7 mmHg")
+    if span.end >= len(doc):
+        return True
+    nxt = doc[span.end]
+    return nxt.is_punct or nxt.is_space or "\n" in doc[span.end - 1].whitespace_ or nxt.is_stop \
+        or nxt.lower_ in _DATE_FOLLOWERS or _CLOCK.match(nxt.text) is not None
+
+
 def secondary_to(span: Span) -> bool:
     """``span`` is "2/2", nursing shorthand for "secondary to" ("lasix stopped 2/2
     hypotension"), with no strong date cue before it ("on 2/2" is a date)."""
@@ -830,6 +867,7 @@ def phi_ents_filter(entities: Iterable[Span], spans: Iterable[Span], prioritize_
     existing entities (kept when ``prioritize_existing``: e.g. the NER's)."""
     spans = list(spans)
     spans = [s for s in spans if s.id_ != BARE_MD_ID or not reads_as_ratio(s)]
+    spans = [s for s in spans if s.id_ != DESCENDING_MD_ID or _descending_date(s)]
     spans = [s for s in spans if s.id_ != MD_HYPHEN_ID or not amount_after(s)]
     # a count word after a cued month/day makes it a count ("cx sent 2/4 bottles")
     spans = [s for s in spans if not (s.label_ == "DATE" and s.id_ == VALUE_ID and s.end < len(s.doc)

@@ -24,6 +24,11 @@ ORG_KINDS = (
     # hospital's name)
     "bank", "church", "shelter", "academy", "court", "jail", "foundation", "services", "department",
     "police department", "inc", "llc", "company",
+    # (and the kinds the gazetteer ends a name with after a town or a place: "holmes county
+    # electric" -> "... Electric", "pulaski state prison" -> "... State Prison")
+    "electric", "energy", "prison", "inn", "mission", "imaging", "home care", "hospice", "police", "ambulance",
+    "ems", "group", "partners", "program", "manor", "gardens", "high school", "middle school", "elementary",
+    "credit union", "food bank", "pharmacies", "nursing & rehab", "nursing and rehab",
 )
 _ORG_KIND_RE = re.compile(r"(?i)\b(" + "|".join(re.escape(k) for k in sorted(ORG_KINDS, key=len, reverse=True)) + r")\b\.?$")
 _STREET_RE = re.compile(
