@@ -2567,3 +2567,8 @@ def test_a_pharmacy_named_without_a_colon_ends_before_a_verb_or_a_phone_number(n
     for text in ("PHARMACY OMNICARE FAXED 601-555-0190.", "pharmacy omnicare called 601-555-0190"):
         orgs = [sp[0].lower() for sp in found(nlp, text) if sp[1] == "ORG"]
         assert orgs == ["omnicare"], text
+
+
+def test_a_capitalised_name_goes_on_over_the_kind_of_its_organisation(nlp):
+    text = "Power cut off by Holmes County Electric; using a heater. Seen by John Smith, School nurse aware."
+    assert [sp for sp in found(nlp, text) if sp[1] in ("ORG", "NAME")] == [("Holmes County Electric", "ORG"), ("John Smith", "NAME")]

@@ -639,11 +639,15 @@ class PhiGazetteer(Pipe):
         taken = self._taken(doc)
         out: List[Span] = []
         for sp, category in found:
-            if category not in ("ORGANIZATION", "LOCATION"):
+            # (a capitalised name too in mixed-case text: "Holmes County Electric", where the
+            # capitalised run was taken for a person's "Holmes County")
+            if category not in ("ORGANIZATION", "LOCATION") and not (mixed_case and category == "NAME"):
                 continue
             own = set(range(sp.start, sp.end))
             end = gaz.org_tail(doc, sp.end, mixed_case, taken - own)
             start = gaz.org_lead(doc, sp.start, mixed_case, taken - own) if category == "ORGANIZATION" else sp.start
+            if category == "NAME" and end == sp.end:
+                continue
             if (start, end) != (sp.start, sp.end):
                 out.append(Span(doc, start, end, label="ORG"))
         return out
