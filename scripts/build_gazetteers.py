@@ -460,13 +460,17 @@ def build(out_dir: Path, vocabulary_corpus: Optional[Path] = None, vocabulary_mi
         "us_towns: one lower-case entry per line (built by scripts/build_gazetteers.py; see SOURCES.md)",
         sorted(towns),
     )
-    # the other towns, of ordinary words only ("spruce pine", "mountain home", "sandwich"): a list
-    # of their own, taken only right after a word of residence and "in" ("lives alone in spruce
-    # pine,"); no word a home, a camp or a park is written with there ("lives in new home", "old town")
+    # the other towns of two words or more, of ordinary words only ("spruce pine", "flowery branch"):
+    # a list of their own, taken only right after a word of residence and "in" ("lives alone in
+    # spruce pine,"); no word a home, a camp, a park or a street is written with there, no function
+    # word ("lives in new home", "old town", "state road", "cut off", "the rock"); one word alone is
+    # as often a place's noun ("lives in convent", "in seminary", "in junction")
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    street_words = set("road rd street st avenue ave lane ln drive dr boulevard blvd court ct highway hwy route way place".split())
     towns_of_words = {
         t for t in _postal_towns() - places["us_cities"] - places["world_cities"] - places["us_counties"] - towns
-        if len(t) >= 4 and not is_not_phi_place(t) and not set(t.split()) & DWELLING_WORDS and t not in clinical
-        and t not in drugs
+        if len(t.split()) >= 2 and not is_not_phi_place(t) and not set(t.split()) & (DWELLING_WORDS | STOP_WORDS | street_words)
     }
     counts["us_towns_of_words"] = _write(
         out_dir / "us_towns_of_words.txt",

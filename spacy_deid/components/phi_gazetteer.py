@@ -643,6 +643,8 @@ class PhiGazetteer(Pipe):
             # capitalised run was taken for a person's "Holmes County")
             if category not in ("ORGANIZATION", "LOCATION") and not (mixed_case and category == "NAME"):
                 continue
+            if is_not_phi_place(sp.text):
+                continue  # a state or country is no town of a firm ("served time in a texas prison")
             own = set(range(sp.start, sp.end))
             end = gaz.org_tail(doc, sp.end, mixed_case, taken - own)
             start = gaz.org_lead(doc, sp.start, mixed_case, taken - own) if category == "ORGANIZATION" else sp.start

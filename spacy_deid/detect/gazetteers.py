@@ -687,7 +687,7 @@ _RESIDENCE_MANNERS = frozenset("alone independently together currently now still
 @functools.lru_cache(maxsize=1)
 def towns_of_words() -> Dict[str, Tuple[Tuple[str, ...], ...]]:
     """The towns named by ordinary words (the shipped ``us_towns_of_words.txt``: "spruce pine",
-    "mountain home", "sandwich"), as word tuples by their first word, longest first."""
+    "flowery branch"), as word tuples by their first word, longest first."""
     from spacy_deid.resources import asset_path
 
     by_first: Dict[str, List[Tuple[str, ...]]] = {}
@@ -1916,11 +1916,11 @@ class Gazetteer:
 
     def residence_towns(self, doc: Doc, lowers: List[str], mixed_case: bool) -> List[Span]:
         """CITY spans: a town named by ordinary words (``towns_of_words``) right after a word
-        of residence and "in" ("lives alone in spruce pine,", "lives in sandwich w/ dtr",
-        "resides in mountain home."), where the phrase ends (punctuation, the line's end, a
-        function word but "of", "w/" or a state's code after it: not "lives in comfort of"); no
-        clinical term, no single word of many pages ("lives in hope", "in harmony": Zipf 4 or more);
-        capitalised in mixed-case text."""
+        of residence and "in" ("lives alone in spruce pine,", "lives in flowery branch w/
+        dtr"), where the phrase ends (punctuation, the line's end, a
+        function word but "of", "w/" or a state's code after it: not "lives in lake view park");
+        no clinical term; capitalised in mixed-case text. The list holds towns of two words or
+        more: one ordinary word alone is as often a place's noun ("lives in convent")."""
         towns = towns_of_words()
         out: List[Span] = []
         n = len(doc)
@@ -1939,8 +1939,6 @@ class Gazetteer:
                     continue
                 if any(self.clinical_term(w) for w in words) or mixed_case and not all(t.is_title for t in doc[k:end]):
                     continue
-                if len(words) == 1 and zipf(words[0]) >= 4.0:
-                    continue  # a word of many pages ("lives in hope", "in harmony", "in foster")
                 after = doc[end] if end < n else None
                 if after is None or "\n" in doc[end - 1].whitespace_ or after.is_punct or after.is_space \
                         or after.is_stop and after.lower_ != "of" or after.lower_ in {"w/", "w"} \

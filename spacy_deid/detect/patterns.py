@@ -232,12 +232,17 @@ BARE_MD_ID = "bare_month_day"
 # pupil's setting stands beside it ("bipap 12/6", "ps 10/5", "pupils 3/2 brisk")
 DESCENDING_MD_ID = "descending_month_day"
 _DATE_FOLLOWERS = frozenset("pending am pm noon @ w/ s/p x".split())
+# what happened on a day or a plan's word, before a month/day past its day (with the "-ed" forms)
+_DAY_EVENT_WORDS = frozenset("""
+struck given seen done sent drawn taken hit fell found held born begun run shot cut bit stung likely planned
+tentatively tentative possibly probably expected approx around
+""".split())
 _CLOCK = re.compile(r"^([01]?\d|2[0-3])[0-5]\d$")
 _DESCENDING_MD = {"TEXT": {"REGEX": r"^(0?[2-9]|1[0-2])/(0?[1-9]|1[01])$"}}
 _SETTING_WORDS = frozenset("""
 bipap cpap ps psv peep ipap epap vent vented settings setting avaps niv nippv ac simv prvc cvp pap pa rap pcwp
 wedge pupils pupil perrl perrla brisk sluggish reactive nonreactive mm cm h2o fio2 % ie i:e rate rr tv
-support pressure pressures weaned wean weaning trial -> > currently
+support pressure pressures weaned wean weaning trial -> > currently flexion extension abduction titrated
 biceps triceps patellar achilles brachioradialis reflex reflexes dtr dtrs motor grip strength eyes
 stools stool kids children meals shift shifts nurse charge schedule
 """.split())
@@ -771,13 +776,19 @@ def reads_as_ratio(span: Span) -> bool:
 
 
 def _descending_date(span: Span) -> bool:
-    """A month/day whose month is past its day that reads as a date: no ratio (``reads_as_ratio``),
+    """A month/day whose month is past its day that reads as a date: after what happened on a day
+    (a verb's past form, ``_DAY_EVENT_WORDS``) or a plan's word, no ratio (``reads_as_ratio``),
     no setting's word in the two tokens on each side ("bipap 12/6", "pupils 3/2 brisk", "10/5 peep"),
     and where a date's phrase ends."""
     month, day = (int(x) for x in span.text.split("/"))
     if month <= day or reads_as_ratio(span) or span.text in _SHIFT_MDS:
         return False
     doc = span.doc
+    # after what happened on a day or a plan's word ("pedestrian struck 12/6,", "dispo likely
+    # 11/4."); not after a drug, lab, score or body part ("nph 12/6,", "wbc 12/6?", "radial 2/1,")
+    before = doc[span.start - 1].lower_ if span.start else ""
+    if not (before in _DAY_EVENT_WORDS or len(before) > 4 and before.endswith("ed") and before.isalpha()):
+        return False
     near = range(max(span.start - 2, 0), min(span.end + 2, len(doc)))
     if any(doc[i].lower_ in _SETTING_WORDS for i in near if not span.start <= i < span.end):
         return False
