@@ -89,14 +89,15 @@ def variants(text):
         ("pt traveling 6/15-6/30, then 1-1/2 hours away", [("6/15-6/30", "DATE")]),
         ("pt admitted to ccu 9/7 s/p arrest; transferred from micu 3/2; sent to floor 1/10 pain", [("9/7", "DATE"), ("3/2", "DATE")]),
         # a month past its day needs no cue: no score or count is more than its whole
-        ("pedestrian struck 12/6, dispo likely 11/4. pt fell 9/4 at home", [("12/6", "DATE"), ("11/4", "DATE"), ("9/4", "DATE")]),
+        ("pedestrian struck 12/6, dispo likely 11/4. bcx 11/3 pending", [("12/6", "DATE"), ("11/4", "DATE"), ("11/3", "DATE")]),
         # but a ventilator's or a pupil's setting, a ratio's word or a day that is not past
         ("on bipap 12/6, pupils 3/2 brisk, ps 10/5 peep 5, strength 4/3, given 6/10 here", []),
         ("a nit-occlude 6/5 flex coil; right atrial pressure was 10/7 mmHg", []),
         ("on pressure support 10/5, tolerating. weaned 12/5 -> 10/5. currently 10/5 and sats 98", []),
         ("biceps 3/2, patellar 2/1. stools 3/2. kids 3/2. 7/3: pt stable", []),
         # nor after a drug, a lab, a score or a body part
-        ("insulin: nph 12/6, regular ss. wbc 12/6? pain 8/4 after dilaudid. radial 2/1, diminished. bcx 11/3 pending", []),
+        ("insulin: nph 12/6, regular ss. wbc 12/6, pain 8/4 after dilaudid. radial 2/1, diminished. bp 9/6?", []),
+        ("lisinopril/hctz 10/5. lantus 12/6. jp x2 12/8, serosang. phq-9/gad-7 12/6, improved", []),
         ("Telephone Note\nTuesday, March 12, 2024\nPatient called", [("Tuesday, March 12, 2024", "DATE")]),
         ("Admitted in March of 2022", [("March of 2022", "DATE")]),
         ("MI in March of '99", [("March of '99", "DATE")]),

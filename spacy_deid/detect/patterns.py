@@ -232,11 +232,23 @@ BARE_MD_ID = "bare_month_day"
 # pupil's setting stands beside it ("bipap 12/6", "ps 10/5", "pupils 3/2 brisk")
 DESCENDING_MD_ID = "descending_month_day"
 _DATE_FOLLOWERS = frozenset("pending am pm noon @ w/ s/p x".split())
-# what happened on a day or a plan's word, before a month/day past its day (with the "-ed" forms)
-_DAY_EVENT_WORDS = frozenset("""
-struck given seen done sent drawn taken hit fell found held born begun run shot cut bit stung likely planned
-tentatively tentative possibly probably expected approx around
+# what is measured, dosed or scored, before a value written like a month/day ("wbc 12/6", "nph 10/5")
+_MEASURED_WORDS = frozenset("""
+nph regular insulin wbc hgb hb hct plt bp sbp dbp map fs bs bg bgm glucose accuchek accucheck pain murmur radial
+pedal dp pt pulses pulse output sense sensing pacer gcs phq gad score scores grade i/o io ins outs intake tubes
+tube jp drain drains ct chest flexion extension strength motor lue rue lle rle step steps level levels ratio
+dose doses units unit dosing sliding scale ss k mg phos ca na cr bun inr basal bolus lantus levemir humalog novolog
+toujeo tresiba basaglar humulin novolin admelog apidra fiasp
 """.split())
+
+
+@functools.lru_cache(maxsize=1)
+def _drug_names() -> frozenset:
+    """The shipped one-word drug names (``gazetteers/drug_names.txt``): a value after one is a dose."""
+    from spacy_deid.resources import asset_path
+
+    path = asset_path("gazetteers/drug_names.txt")
+    return frozenset(w.strip() for w in path.read_text(encoding="utf-8").splitlines() if w.strip() and not w.startswith("#"))
 _CLOCK = re.compile(r"^([01]?\d|2[0-3])[0-5]\d$")
 _DESCENDING_MD = {"TEXT": {"REGEX": r"^(0?[2-9]|1[0-2])/(0?[1-9]|1[01])$"}}
 _SETTING_WORDS = frozenset("""
@@ -776,19 +788,24 @@ def reads_as_ratio(span: Span) -> bool:
 
 
 def _descending_date(span: Span) -> bool:
-    """A month/day whose month is past its day that reads as a date: after what happened on a day
-    (a verb's past form, ``_DAY_EVENT_WORDS``) or a plan's word, no ratio (``reads_as_ratio``),
+    """A month/day whose month is past its day that reads as a date: not after a drug, a value's
+    or score's word or a slash's pair (``_MEASURED_WORDS``), no ratio (``reads_as_ratio``),
     no setting's word in the two tokens on each side ("bipap 12/6", "pupils 3/2 brisk", "10/5 peep"),
     and where a date's phrase ends."""
     month, day = (int(x) for x in span.text.split("/"))
     if month <= day or reads_as_ratio(span) or span.text in _SHIFT_MDS:
         return False
     doc = span.doc
-    # after what happened on a day or a plan's word ("pedestrian struck 12/6,", "dispo likely
-    # 11/4."); not after a drug, lab, score or body part ("nph 12/6,", "wbc 12/6?", "radial 2/1,")
-    before = doc[span.start - 1].lower_ if span.start else ""
-    if not (before in _DAY_EVENT_WORDS or len(before) > 4 and before.endswith("ed") and before.isalpha()):
-        return False
+    # not after what is measured or dosed: a drug, a value's or score's word, two things joined by
+    # a slash, a count ("nph 12/6,", "lantus 12/6", "wbc 12/6,", "pain 8/4 after", "radial 2/1,",
+    # "lisinopril/hctz 10/5", "rue/lue 5/4", "jp x2 12/8,")
+    if span.start:
+        before = doc[span.start - 1]
+        low = before.lower_
+        pair = span.start >= 2 and doc[span.start - 2].text == "/"
+        if low in _MEASURED_WORDS or low in _drug_names() or "/" in low or pair or before.like_num \
+                or re.fullmatch(r"x\d+", low) or re.search(r"-\d+$", low):
+            return False
     near = range(max(span.start - 2, 0), min(span.end + 2, len(doc)))
     if any(doc[i].lower_ in _SETTING_WORDS for i in near if not span.start <= i < span.end):
         return False
@@ -797,7 +814,7 @@ def _descending_date(span: Span) -> bool:
     if span.end >= len(doc):
         return True
     nxt = doc[span.end]
-    return nxt.is_punct or nxt.is_space or "\n" in doc[span.end - 1].whitespace_ or nxt.is_stop \
+    return (nxt.is_punct and nxt.text != "?") or nxt.is_space or "\n" in doc[span.end - 1].whitespace_ or nxt.is_stop \
         or nxt.lower_ in _DATE_FOLLOWERS or _CLOCK.match(nxt.text) is not None
 
 
