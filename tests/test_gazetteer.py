@@ -2578,3 +2578,14 @@ def test_a_pharmacy_named_without_a_colon_ends_before_a_verb_or_a_phone_number(n
 def test_a_capitalised_name_goes_on_over_the_kind_of_its_organisation(nlp):
     text = "Power cut off by Holmes County Electric; using a heater. Seen by John Smith, School nurse aware."
     assert [sp for sp in found(nlp, text) if sp[1] in ("ORG", "NAME")] == [("Holmes County Electric", "ORG"), ("John Smith", "NAME")]
+
+
+def test_a_modal_before_its_verb_is_no_name_the_ner_found(nlp):
+    for text in ("comfort kit ordered. daughter will stay weekends.", "COMFORT KIT ORDERED. DAUGHTER WILL STAY WEEKENDS."):
+        doc = _with_ents(nlp, text, [("will" if text.islower() else "WILL", "PATIENT")])
+        assert [e.text for e in doc.ents] == [], text
+    # a capitalised "Will" inside mixed-case text is a name; "May" before an "-ed" verb too
+    doc = _with_ents(nlp, "Comfort kit ordered. Daughter Will stay weekends.", [("Will", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["Will"]
+    doc = _with_ents(nlp, "daughter may called at 1400", [("may", "PATIENT")])
+    assert [e.text for e in doc.ents] == ["may"]

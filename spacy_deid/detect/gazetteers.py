@@ -2918,6 +2918,8 @@ class Gazetteer:
         DOCTOR); such entities are refused:
         - a name, place, organisation or date with ``?!=<>{}|[]`` in it, a name of
           more than 6 words, anything of more than 15;
+        - a name that is one modal before a verb's base form in single-case text or written
+          in lower case ("daughter will stay", "WIFE MAY CALL");
         - a date with no digit and no month or weekday name, or with a unit of measurement;
         - a name, place or organisation made only of ordinary words (a listed
           name that is also one, "Green", counts as a name in ALL CAPS or lower
@@ -2942,6 +2944,9 @@ class Gazetteer:
             return False  # a dose or size with its unit glued on ("MSO4 2MG" as a ZIP)
         if category == "NAME" and len(span) > 1 and span[-1].lower_ in {"county", "parish"}:
             return False  # "bib harris county" as a patient: a county, whose office the lists take whole
+        if category == "NAME" and len(span) == 1 and self.modal_before_verb(doc, span.start) \
+                and not (is_mixed_case(doc) and span[0].is_title):
+            return False  # "DAUGHTER WILL STAY WEEKENDS": a modal before its verb, no "Will" ("Daughter Will stay")
         if category == "AGE":
             if len(span) == 1 and _ORDINAL.match(span.text):
                 return False  # "7th st" as an age: an ordinal is a street's, a day's or a rank, no age
