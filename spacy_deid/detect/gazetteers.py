@@ -2945,8 +2945,11 @@ class Gazetteer:
         if category == "NAME" and len(span) > 1 and span[-1].lower_ in {"county", "parish"}:
             return False  # "bib harris county" as a patient: a county, whose office the lists take whole
         if category == "NAME" and len(span) == 1 and self.modal_before_verb(doc, span.start) \
-                and not (is_mixed_case(doc) and span[0].is_title):
-            return False  # "DAUGHTER WILL STAY WEEKENDS": a modal before its verb, no "Will" ("Daughter Will stay")
+                and not (is_mixed_case(doc) and span[0].is_title) and span.end < len(doc) \
+                and not doc[span.end].lower_.endswith(("ing", "s")):
+            # "DAUGHTER WILL STAY WEEKENDS", "daughter may visit": a modal before its verb; not a
+            # capitalised "Will" in mixed-case text, nor before a verb a modal never takes ("may visiting")
+            return False
         if category == "AGE":
             if len(span) == 1 and _ORDINAL.match(span.text):
                 return False  # "7th st" as an age: an ordinal is a street's, a day's or a rank, no age
