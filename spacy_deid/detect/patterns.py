@@ -228,8 +228,9 @@ CUED_PHONE_ID = "cued_phone"
 # a score or a count reads it as a ratio (``reads_as_ratio``)
 BARE_MD_ID = "bare_month_day"
 # a month/day whose month is past its day ("bcx 11/3 pending", "pedestrian struck 12/6,"): no
-# score or count is more than its whole, so a date unless a ratio's word, a ventilator's or a
-# pupil's setting stands beside it ("bipap 12/6", "ps 10/5", "pupils 3/2 brisk")
+# score or count is more than its whole, so a date unless what is measured or dosed comes before
+# it or a ratio's word or a setting stands beside it ("nph 12/6,", "bipap 12/6", "pupils 3/2
+# brisk"; checked in ``_descending_date``)
 DESCENDING_MD_ID = "descending_month_day"
 _DATE_FOLLOWERS = frozenset("pending am pm noon @ w/ s/p x".split())
 # what is measured, dosed or scored, before a value written like a month/day ("wbc 12/6", "nph 10/5")
@@ -240,15 +241,6 @@ tube jp drain drains ct chest flexion extension strength motor lue rue lle rle s
 dose doses units unit dosing sliding scale ss k mg phos ca na cr bun inr basal bolus lantus levemir humalog novolog
 toujeo tresiba basaglar humulin novolin admelog apidra fiasp
 """.split())
-
-
-@functools.lru_cache(maxsize=1)
-def _drug_names() -> frozenset:
-    """The shipped one-word drug names (``gazetteers/drug_names.txt``): a value after one is a dose."""
-    from spacy_deid.resources import asset_path
-
-    path = asset_path("gazetteers/drug_names.txt")
-    return frozenset(w.strip() for w in path.read_text(encoding="utf-8").splitlines() if w.strip() and not w.startswith("#"))
 _CLOCK = re.compile(r"^([01]?\d|2[0-3])[0-5]\d$")
 _DESCENDING_MD = {"TEXT": {"REGEX": r"^(0?[2-9]|1[0-2])/(0?[1-9]|1[01])$"}}
 _SETTING_WORDS = frozenset("""
@@ -260,6 +252,18 @@ stools stool kids children meals shift shifts nurse charge schedule
 """.split())
 # the month/days that name a nurse's shift ("7/3: pt stable", "11/7 shift"), no day without a cue
 _SHIFT_MDS = frozenset({"7/3", "11/7", "7/7", "3/11"})
+
+
+@functools.lru_cache(maxsize=1)
+def _drug_names() -> frozenset:
+    """The shipped one-word drug names (``gazetteers/drug_names.txt``): a value after one is a dose."""
+    # (imported here: the gazetteer module imports this one)
+    from spacy_deid.detect.gazetteers import read_term_file
+    from spacy_deid.resources import asset_path
+
+    return frozenset(read_term_file(asset_path("gazetteers/drug_names.txt")))
+
+
 # a month-day written with a hyphen after a strong date cue ("seen on 3-24", "admitted 12-28"),
 # which a dose, flow or count reads the same as ("on 2-3 l nc", "started 2-3 days ago")
 MD_HYPHEN_ID = "month_day_hyphen"
