@@ -645,9 +645,9 @@ class PhiGazetteer(Pipe):
                 continue
             if is_not_phi_place(sp.text):
                 continue  # a state or country is no town of a firm ("served time in a texas prison")
-            own = set(range(sp.start, sp.end))
-            end = gaz.org_tail(doc, sp.end, mixed_case, taken - own)
-            start = gaz.org_lead(doc, sp.start, mixed_case, taken - own) if category == "ORGANIZATION" else sp.start
+            others = taken - set(range(sp.start, sp.end))
+            end = gaz.org_tail(doc, sp.end, mixed_case, others)
+            start = gaz.org_lead(doc, sp.start, mixed_case, others) if category == "ORGANIZATION" else sp.start
             if category == "NAME" and end == sp.end:
                 continue
             if (start, end) != (sp.start, sp.end):

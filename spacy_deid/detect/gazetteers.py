@@ -3809,7 +3809,7 @@ class Gazetteer:
         if not _org_word_shape(w) or len(low) < 3 or low in NOT_HOSPITAL_NAME or low in _NOT_ORG_LEADS \
                 or low in _ORG_KIND_WORDS or low in _ORG_FIELDS or low in _LEGAL_EVENT_WORDS or low in LANDMARK_WORDS \
                 or low in _FACILITY_WORDS or low in _REFERRAL_CUES or low in _WORKPLACE_WORDS \
-                or low in _SERVICE_KINDS or low in _NOTE_VERBS or low in DEPARTMENT_WORDS or low in _SIZE_ADJECTIVES \
+                or low in _NOTE_VERBS or low in _SIZE_ADJECTIVES \
                 or low in CALENDAR_WORDS or low in TITLES or low in CREDENTIALS or is_role(low) or low in PLURAL_ROLES \
                 or self.clinical_term(low) or _PRACTICE_WORD.match(low) or low in TRAVEL_CUES or low in _SCHOOL_CUES \
                 or low.endswith(("ed", "ing", "ly")) and get_string_id(low) in dictionary_words():
